@@ -1,0 +1,42 @@
+# make demo | make test | make bench | make lint
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+ARGS ?=
+
+.PHONY: demo test bench lint install broker clean
+
+$(BIN)/python:
+	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) (or run: make PY=python3 ...)"; exit 1; }
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[demo,test]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+# mosquitto is needed by the integration tests; install it when the machine lacks it
+broker:
+	@command -v mosquitto >/dev/null 2>&1 || test -x /usr/sbin/mosquitto || { \
+	  echo "installing mosquitto"; \
+	  SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mosquitto >/dev/null; }
+
+demo: install
+	$(BIN)/python -m tablesvc.demo $(ARGS)
+
+test: install broker
+	$(BIN)/python -m pytest $(ARGS)
+
+bench: install broker
+	$(BIN)/python -m bench $(ARGS)
+
+lint: install
+	$(BIN)/ruff check tablesvc drivers simulators tests bench
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,290 @@
+"""TSP/1, the Table Sensor Protocol: bytes <-> frames.
+
+The framer is kept apart from the transport (as in pymodbus): this module knows how frames look
+on the wire and nothing about ports or poker. A frame is an ASCII line
+
+    $<dev>,<seq>,<type>[,<field>...]*<CRC>\\r\\n
+
+whose CRC is CRC-16/CCITT-FALSE of the bytes strictly between ``$`` and ``*``.
+
+>>> line = encode(Frame("shoe", 17, "DRAW", ("E0040150A1B2C301", "D")))
+>>> line
+b'$shoe,17,DRAW,E0040150A1B2C301,D*C128\\r\\n'
+>>> decode(line.decode().rstrip())
+Frame(dev='shoe', seq=17, type='DRAW', fields=('E0040150A1B2C301', 'D'))
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+MAX_FRAME = 1024
+"""Longest frame in bytes, ``$`` and CRLF included."""
+
+SEQ_MOD = 65536
+
+_DEV_RE = re.compile(r"[a-z0-9-]{1,16}\Z")
+_UID_RE = re.compile(r"[0-9A-F]{16}\Z")
+_FORBIDDEN = frozenset("$,*\r\n")
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, xorout 0).
+
+    ``binascii.crc_hqx`` is exactly this CRC when seeded with 0xFFFF, and runs in C, which
+    matters at tens of thousands of frames a second.
+
+    >>> f"{crc16(b'123456789'):04X}"
+    '29B1'
+    """
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+class FrameErrorKind(StrEnum):
+    """Why a received line was dropped; each kind has its own counter."""
+
+    GARBAGE = "garbage"  # bytes that did not start with '$'
+    TOO_LONG = "too_long"
+    BAD_CRC = "bad_crc"
+    MALFORMED = "malformed"
+    UNKNOWN_TYPE = "unknown_type"
+
+
+class FrameError(ValueError):
+    """A line that is not a valid TSP/1 frame. ``kind`` selects the counter."""
+
+    def __init__(self, kind: FrameErrorKind, reason: str) -> None:
+        super().__init__(f"{kind.value}: {reason}")
+        self.kind = kind
+        self.reason = reason
+
+
+def _is_uid(value: str) -> bool:
+    return _UID_RE.match(value) is not None
+
+
+def _uid_list(value: str) -> bool:
+    return value == "" or all(_is_uid(u) for u in value.split(" "))
+
+
+def _seat_zone(value: str) -> bool:
+    return bool(value) and not any(c in _FORBIDDEN for c in value)
+
+
+def _int(value: str) -> bool:
+    return value.isdigit()
+
+
+def _face(value: str) -> bool:
+    return value in ("D", "U")
+
+
+def _where(value: str) -> bool:
+    return value in ("T", "B")
+
+
+def _any(value: str) -> bool:
+    return True
+
+
+# type -> (minimum field count, maximum field count or None, validators for the leading fields)
+_SPEC: dict[str, tuple[int, int | None, tuple[object, ...]]] = {
+    "HELLO": (3, 3, (_any, _any, lambda v: v == "TSP1")),
+    "HB": (1, 1, (_int,)),
+    "DRAW": (2, 2, (_is_uid, _face)),
+    "RET": (2, 2, (_is_uid, _where)),
+    "DECK": (1, 1, (_uid_list,)),
+    "ARR": (2, 2, (_seat_zone, _is_uid)),
+    "DEP": (2, 2, (_seat_zone, _is_uid)),
+    "CHIPS": (2, 2, (_seat_zone, _uid_list)),
+    "BTN": (1, None, (_seat_zone,)),
+    "ERR": (2, 2, (_any, _any)),
+}
+
+FRAME_TYPES = frozenset(_SPEC)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One decoded frame. ``fields`` are kept as strings; meaning belongs to the consumer."""
+
+    dev: str
+    seq: int
+    type: str
+    fields: tuple[str, ...] = ()
+
+
+def body_of(frame: Frame) -> str:
+    return ",".join((frame.dev, str(frame.seq), frame.type, *frame.fields))
+
+
+def encode(frame: Frame) -> bytes:
+    """The frame as it goes on the wire, CRLF included. Refuses what no receiver would accept."""
+    if not _DEV_RE.match(frame.dev):
+        raise ValueError(f"device name {frame.dev!r} is not [a-z0-9-]{{1,16}}")
+    if not 0 <= frame.seq < SEQ_MOD:
+        raise ValueError(f"seq {frame.seq} is outside 0..65535")
+    for f in frame.fields:
+        if any(c in _FORBIDDEN for c in f):
+            raise ValueError(f"field {f!r} contains one of $ , * CR LF")
+    body = body_of(frame).encode("ascii")
+    line = b"$" + body + b"*" + f"{crc16(body):04X}".encode() + b"\r\n"
+    if len(line) > MAX_FRAME:
+        raise ValueError(f"frame of {len(line)} bytes exceeds {MAX_FRAME}")
+    return line
+
+
+def decode(line: str) -> Frame:
+    """Parse one received line (without CRLF). Raises FrameError with the counter to bump."""
+    if not line.startswith("$"):
+        raise FrameError(FrameErrorKind.GARBAGE, f"{len(line)} bytes outside a frame")
+    if len(line) + 2 > MAX_FRAME:
+        raise FrameError(FrameErrorKind.TOO_LONG, f"{len(line) + 2} bytes > {MAX_FRAME}")
+    star = line.rfind("*")
+    if star < 0 or len(line) - star != 5:
+        raise FrameError(FrameErrorKind.MALFORMED, "no *XXXX checksum at the end")
+    body = line[1:star]
+    try:
+        raw = body.encode("ascii")
+        want = int(line[star + 1 :], 16)
+    except (UnicodeEncodeError, ValueError):
+        raise FrameError(FrameErrorKind.MALFORMED, "non-ASCII bytes or bad checksum digits")
+    got = crc16(raw)
+    if got != want:
+        raise FrameError(FrameErrorKind.BAD_CRC, f"checksum {want:04X}, computed {got:04X}")
+    parts = body.split(",")
+    if len(parts) < 3:
+        raise FrameError(FrameErrorKind.MALFORMED, "fewer than dev,seq,type")
+    dev, seq_s, ftype, *fields = parts
+    if not _DEV_RE.match(dev):
+        raise FrameError(FrameErrorKind.MALFORMED, "device name not [a-z0-9-]{1,16}")
+    if not seq_s.isdigit() or int(seq_s) >= SEQ_MOD:
+        raise FrameError(FrameErrorKind.MALFORMED, "seq not a number 0..65535")
+    spec = _SPEC.get(ftype)
+    if spec is None:
+        raise FrameError(FrameErrorKind.UNKNOWN_TYPE, f"frame type {ftype[:16]!r}")
+    lo, hi, checks = spec
+    if len(fields) < lo or (hi is not None and len(fields) > hi):
+        raise FrameError(FrameErrorKind.MALFORMED, f"{ftype} with {len(fields)} fields")
+    for check, value in zip(checks, fields, strict=False):
+        if not check(value):  # type: ignore[operator]
+            raise FrameError(FrameErrorKind.MALFORMED, f"{ftype} field {value[:20]!r} is invalid")
+    return Frame(dev, int(seq_s), ftype, tuple(fields))
+
+
+class LineSplitter:
+    """Cuts a byte stream into candidate frame lines, resynchronising on ``$``.
+
+    Every byte received ends up in exactly one returned chunk, so that the input journal can
+    hold bad frames too. A chunk is a complete ``$...`` line without CRLF, or the bytes before
+    a ``$`` (garbage), or an over-long run, cut to ``MAX_FRAME`` + 1 bytes so memory stays
+    bounded: its length alone tells the decoder it was too long.
+    """
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._overflow = False
+
+    def feed(self, data: bytes) -> list[bytes]:
+        out: list[bytes] = []
+        buf = self._buf
+        buf += data
+        while buf:
+            if self._overflow:
+                # discard the rest of an over-long frame up to the next '$' or line end
+                cut = _first_of(buf, b"$", b"\n")
+                if cut < 0:
+                    buf.clear()
+                    break
+                del buf[: cut + (1 if buf[cut : cut + 1] == b"\n" else 0)]
+                self._overflow = False
+                continue
+            if buf[0:1] != b"$":
+                dollar = buf.find(b"$")
+                if dollar < 0:
+                    nl = buf.find(b"\n")
+                    if nl < 0 and len(buf) <= MAX_FRAME:
+                        break  # may be cut in the middle; wait for more
+                    dollar = nl + 1 if nl >= 0 else len(buf)
+                chunk = bytes(buf[:dollar]).strip(b"\r\n")
+                if chunk:
+                    out.append(chunk[: MAX_FRAME + 1])
+                del buf[:dollar]
+                continue
+            nl = buf.find(b"\n")
+            nxt = buf.find(b"$", 1)
+            if nxt >= 0 and (nl < 0 or nxt < nl):
+                # a new frame starts before this one ended: this one is truncated
+                out.append(bytes(buf[:nxt]).rstrip(b"\r"))
+                del buf[:nxt]
+                continue
+            if nl < 0:
+                if len(buf) > MAX_FRAME:
+                    out.append(bytes(buf[: MAX_FRAME + 1]))
+                    del buf[:]
+                    self._overflow = True
+                break
+            line = bytes(buf[:nl]).rstrip(b"\r")
+            del buf[: nl + 1]
+            out.append(line if len(line) <= MAX_FRAME else line[: MAX_FRAME + 1])
+        return out
+
+
+def _first_of(buf: bytearray, a: bytes, b: bytes) -> int:
+    ia, ib = buf.find(a), buf.find(b)
+    if ia < 0:
+        return ib
+    if ib < 0:
+        return ia
+    return min(ia, ib)
+
+
+@dataclass(slots=True)
+class LinkCounters:
+    """What a device link has seen; published with every device_status."""
+
+    ok: int = 0
+    bad_crc: int = 0
+    malformed: int = 0
+    too_long: int = 0
+    garbage: int = 0
+    unknown_type: int = 0
+    lost: int = 0
+    duplicate: int = 0
+
+    @property
+    def bad(self) -> int:
+        return self.bad_crc + self.malformed + self.too_long + self.garbage + self.unknown_type
+
+    def count_error(self, kind: FrameErrorKind) -> None:
+        setattr(self, kind.value, getattr(self, kind.value) + 1)
+
+
+class SeqTracker:
+    """Per-device sequence check: a gap counts lost frames, a repeat is a retransmission.
+
+    ``HELLO`` restarts the sequence (the device rebooted), so it is never a gap.
+    """
+
+    def __init__(self) -> None:
+        self._last: int | None = None
+
+    def check(self, frame: Frame, counters: LinkCounters) -> bool:
+        """True when the frame is new and should be processed."""
+        last = self._last
+        if frame.type == "HELLO" or last is None:
+            self._last = frame.seq
+            return True
+        if frame.seq == last:
+            counters.duplicate += 1
+            return False
+        gap = (frame.seq - last - 1) % SEQ_MOD
+        counters.lost += gap
+        self._last = frame.seq
+        return True
+
+    def reset(self) -> None:
+        self._last = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -28,7 +29,9 @@ SEQ_MOD = 65536
 
 _DEV_RE = re.compile(r"[a-z0-9-]{1,16}\Z")
 _UID_RE = re.compile(r"[0-9A-F]{16}\Z")
+_CRC_RE = re.compile(r"[0-9A-F]{4}\Z")
 _FORBIDDEN = frozenset("$,*\r\n")
+_FORBIDDEN_IN_BODY = frozenset("$*\r\n")  # ',' separates the fields of the body
 
 
 def crc16(data: bytes) -> int:
@@ -91,7 +94,7 @@ def _any(value: str) -> bool:
 
 
 # type -> (minimum field count, maximum field count or None, validators for the leading fields)
-_SPEC: dict[str, tuple[int, int | None, tuple[object, ...]]] = {
+_SPEC: dict[str, tuple[int, int | None, tuple[Callable[[str], bool], ...]]] = {
     "HELLO": (3, 3, (_any, _any, lambda v: v == "TSP1")),
     "HB": (1, 1, (_int,)),
     "DRAW": (2, 2, (_is_uid, _face)),
@@ -122,11 +125,16 @@ def body_of(frame: Frame) -> str:
 
 
 def encode(frame: Frame) -> bytes:
-    """The frame as it goes on the wire, CRLF included. Refuses what no receiver would accept."""
+    """The frame as it goes on the wire, CRLF included. Refuses what no receiver could parse.
+
+    A type outside ``FRAME_TYPES`` is still encoded, so that simulators can inject one.
+    """
     if not _DEV_RE.match(frame.dev):
         raise ValueError(f"device name {frame.dev!r} is not [a-z0-9-]{{1,16}}")
     if not 0 <= frame.seq < SEQ_MOD:
         raise ValueError(f"seq {frame.seq} is outside 0..65535")
+    if not frame.type or any(c in _FORBIDDEN for c in frame.type):
+        raise ValueError(f"frame type {frame.type!r} is empty or contains one of $ , * CR LF")
     for f in frame.fields:
         if any(c in _FORBIDDEN for c in f):
             raise ValueError(f"field {f!r} contains one of $ , * CR LF")
@@ -146,12 +154,17 @@ def decode(line: str) -> Frame:
     star = line.rfind("*")
     if star < 0 or len(line) - star != 5:
         raise FrameError(FrameErrorKind.MALFORMED, "no *XXXX checksum at the end")
-    body = line[1:star]
+    body, crc_s = line[1:star], line[star + 1 :]
+    # int(x, 16) alone would also take "c128", "0x1A", "+1AB" or "1_AB"
+    if not _CRC_RE.match(crc_s):
+        raise FrameError(FrameErrorKind.MALFORMED, "checksum is not 4 uppercase hex digits")
     try:
         raw = body.encode("ascii")
-        want = int(line[star + 1 :], 16)
-    except (UnicodeEncodeError, ValueError):
-        raise FrameError(FrameErrorKind.MALFORMED, "non-ASCII bytes or bad checksum digits")
+    except UnicodeEncodeError:
+        raise FrameError(FrameErrorKind.MALFORMED, "non-ASCII bytes") from None
+    if any(c in _FORBIDDEN_IN_BODY for c in body):
+        raise FrameError(FrameErrorKind.MALFORMED, "a field contains one of $ * CR LF")
+    want = int(crc_s, 16)
     got = crc16(raw)
     if got != want:
         raise FrameError(FrameErrorKind.BAD_CRC, f"checksum {want:04X}, computed {got:04X}")
@@ -170,7 +183,7 @@ def decode(line: str) -> Frame:
     if len(fields) < lo or (hi is not None and len(fields) > hi):
         raise FrameError(FrameErrorKind.MALFORMED, f"{ftype} with {len(fields)} fields")
     for check, value in zip(checks, fields, strict=False):
-        if not check(value):  # type: ignore[operator]
+        if not check(value):
             raise FrameError(FrameErrorKind.MALFORMED, f"{ftype} field {value[:20]!r} is invalid")
     return Frame(dev, int(seq_s), ftype, tuple(fields))
 
@@ -218,7 +231,7 @@ class LineSplitter:
             nxt = buf.find(b"$", 1)
             if nxt >= 0 and (nl < 0 or nxt < nl):
                 # a new frame starts before this one ended: this one is truncated
-                out.append(bytes(buf[:nxt]).rstrip(b"\r"))
+                out.append(bytes(buf[:nxt]).rstrip(b"\r")[: MAX_FRAME + 1])
                 del buf[:nxt]
                 continue
             if nl < 0:
@@ -231,6 +244,21 @@ class LineSplitter:
             del buf[: nl + 1]
             out.append(line if len(line) <= MAX_FRAME else line[: MAX_FRAME + 1])
         return out
+
+    def flush(self) -> list[bytes]:
+        """Hand out the unterminated rest and start afresh.
+
+        For when the stream ends (port closed, device unplugged mid-frame): the cut-off frame
+        still reaches the journal and the counters, and cannot glue onto the next connection's
+        first line.
+        """
+        rest = bytes(self._buf).strip(b"\r\n")
+        overflow = self._overflow
+        self._buf.clear()
+        self._overflow = False
+        if overflow or not rest:  # an over-long run was already handed out when it overflowed
+            return []
+        return [rest[: MAX_FRAME + 1]]
 
 
 def _first_of(buf: bytearray, a: bytes, b: bytes) -> int:

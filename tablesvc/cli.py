@@ -1,0 +1,193 @@
+"""The ``tablesvc`` command line: run, sim, replay, schema, check-config, deck enroll."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+
+from tablesvc import __version__
+from tablesvc.config import Config, ConfigError, load_config
+from tablesvc.registry import RegistryError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _load(path: str) -> Config:
+    try:
+        return load_config(path)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        raise SystemExit(EXIT_USAGE) from None
+
+
+def _stop_on_signals(stop: threading.Event) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from tablesvc.logs import configure
+    from tablesvc.service import Service
+
+    configure(args.log, args.log_level)
+    cfg = _load(args.config)
+    try:
+        service = Service(cfg, Path(args.config))
+    except RegistryError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    stop = threading.Event()
+    _stop_on_signals(stop)
+    worker = threading.Thread(target=service.run, name="pipeline")
+    worker.start()
+    stop.wait()
+    service.stop()
+    worker.join()
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from tablesvc.journal import JournalError
+    from tablesvc.logs import configure
+    from tablesvc.replay import replay_events
+    from tablesvc.service import build_core
+
+    configure("console" if sys.stderr.isatty() else "json", "warning")
+    cfg = _load(args.config)
+    try:
+        core = build_core(cfg, Path(args.config))
+        out = sys.stdout
+        for event in replay_events(core, Path(args.journal)):
+            out.write(event.model_dump_json() + "\n")
+    except (RegistryError, JournalError, OSError) as err:
+        print(f"replay failed: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from tablesvc.schema import full_schema
+
+    json.dump(full_schema(), sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    cfg = _load(args.file)
+    from tablesvc.config import resolve
+    from tablesvc.registry import load_chips, load_decks
+
+    try:
+        decks = load_decks(resolve(Path(args.file), cfg.registry.decks))
+        chips = load_chips(resolve(Path(args.file), cfg.registry.chips))
+    except RegistryError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{args.file}: ok (table {cfg.table.venue}/{cfg.table.id}, {len(cfg.devices)} "
+          f"devices, {len(decks)} decks, {len(chips)} chips)")
+    return EXIT_OK
+
+
+def cmd_deck_enroll(args: argparse.Namespace) -> int:
+    from tablesvc.enroll import EnrollError, enroll_deck
+
+    url, baudrate, folder = args.url, 115200, Path(args.out) if args.out else None
+    if args.config:
+        cfg = _load(args.config)
+        from tablesvc.config import resolve
+
+        dev = cfg.devices.get(args.device)
+        if url is None:
+            if dev is None:
+                print(f"no device {args.device!r} in {args.config}", file=sys.stderr)
+                return EXIT_USAGE
+            url, baudrate = dev.url, dev.baudrate
+        folder = folder or resolve(Path(args.config), cfg.registry.decks)
+    if url is None or folder is None:
+        print("deck enroll needs --config, or --url and --out", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        path = enroll_deck(url, baudrate, args.deck_id, folder, timeout_s=args.timeout,
+                           progress=lambda n: print(f"\r{n}/52 cards read", end="",
+                                                    file=sys.stderr, flush=True))
+    except EnrollError as err:
+        print(f"\nenrollment refused, nothing written: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"\ndeck {args.deck_id} enrolled: {path}")
+    return EXIT_OK
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    from tablesvc.simrun import run_sim
+
+    cfg = _load(args.config)
+    return run_sim(cfg, Path(args.config), args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tablesvc", description=__doc__)
+    p.add_argument("--version", action="version", version=f"tablesvc {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run the edge service for one table")
+    r.add_argument("--config", required=True)
+    r.add_argument("--log", choices=["auto", "json", "console"], default="auto")
+    r.add_argument("--log-level", default="info",
+                   choices=["debug", "info", "warning", "error"])
+    r.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("sim", help="run virtual devices for a table on ptys (or TCP)")
+    s.add_argument("--config", required=True)
+    s.add_argument("--tcp", action="store_true", help="serve socket:// ports instead of ptys")
+    s.add_argument("--dir", default=None, help="where to put the device links (default: "
+                   "<storage dir>/sim)")
+    s.add_argument("--hands", type=int, default=None, help="deal this many hands, then exit")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--pace", type=float, default=0.3, help="seconds between dealer actions")
+    s.add_argument("--wait", type=float, default=2.0,
+                   help="seconds to wait after start before dealing")
+    s.set_defaults(func=cmd_sim)
+
+    rp = sub.add_parser("replay", help="print the events a journal produces, as JSON lines")
+    rp.add_argument("journal")
+    rp.add_argument("--config", required=True)
+    rp.set_defaults(func=cmd_replay)
+
+    sc = sub.add_parser("schema", help="print the JSON Schema of every event and command")
+    sc.set_defaults(func=cmd_schema)
+
+    cc = sub.add_parser("check-config", help="validate a config file and its registries")
+    cc.add_argument("file")
+    cc.set_defaults(func=cmd_check_config)
+
+    d = sub.add_parser("deck", help="deck registry")
+    dsub = d.add_subparsers(dest="deck_command", required=True)
+    de = dsub.add_parser("enroll", help="enroll a fresh deck from 52 shoe reads in new-deck "
+                         "order (As..Ks, Ad..Kd, Kc..Ac, Kh..Ah)")
+    de.add_argument("--deck-id", required=True)
+    de.add_argument("--config", help="take the shoe's port and the deck folder from here")
+    de.add_argument("--device", default="shoe")
+    de.add_argument("--url", help="the shoe's port (overrides the config)")
+    de.add_argument("--out", help="deck folder (overrides the config)")
+    de.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds to wait for the 52 cards")
+    de.set_defaults(func=cmd_deck_enroll)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,167 @@
+"""The table config (DESIGN §6): TOML, validated by pydantic, refused with every problem listed.
+
+A technician installing a table box reads the error once and fixes everything in one go, so
+validation never stops at the first problem.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from drivers.devices import known_kinds
+from tablesvc.core.inputs import RESERVED_SOURCES
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TableSection(_Section):
+    venue: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
+    seats: int = Field(10, ge=2, le=10)
+
+
+class GameSection(_Section):
+    variant: Literal["holdem", "draw5"] = "holdem"
+    limit: Literal["no-limit", "pot-limit", "fixed-limit"] = "no-limit"
+    small_blind: int = Field(50, ge=0)
+    big_blind: int = Field(100, gt=0)
+    ante: int = Field(0, ge=0)
+    ante_mode: Literal["each", "big_blind"] = "each"
+    bet_settle_ms: int = Field(1500, ge=0, le=60000)
+
+    @model_validator(mode="after")
+    def _blinds(self) -> GameSection:
+        if self.small_blind > self.big_blind:
+            raise ValueError("small_blind must not exceed big_blind")
+        return self
+
+
+class DeviceSection(_Section):
+    url: str = Field(min_length=1, description="any pyserial URL")
+    baudrate: int = Field(115200, gt=0)
+    kind: str | None = Field(None, description="device kind; defaults to the device's name")
+
+
+class RegistrySection(_Section):
+    decks: str = "decks"
+    chips: str = "chips.json"
+
+
+class PlayerSection(_Section):
+    seat: int = Field(ge=1, le=10)
+    name: str = Field(min_length=1, max_length=64)
+    stack: int = Field(ge=0)
+
+
+class MqttSection(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(1883, ge=1, le=65535)
+    username: str = ""
+    password_file: str = ""
+    ca_file: str = ""
+    topic_prefix: str = "tablesvc/v1"
+    protocol: Literal["5", "3.1.1", "auto"] = "auto"
+    keepalive: int = Field(30, ge=5, le=3600)
+    inflight: int = Field(1000, ge=1, le=60000)
+    retention_s: int = Field(86400, ge=0)
+
+
+class BroadcastSection(_Section):
+    holecard_delay_s: float = Field(0, ge=0, le=3600)
+
+
+class StorageSection(_Section):
+    dir: str = "/var/lib/tablesvc"
+
+
+class Config(_Section):
+    table: TableSection
+    game: GameSection = GameSection()
+    devices: dict[str, DeviceSection] = Field(default_factory=dict)
+    registry: RegistrySection = RegistrySection()
+    players: list[PlayerSection] = Field(default_factory=list)
+    mqtt: MqttSection = MqttSection()
+    broadcast: BroadcastSection = BroadcastSection()
+    storage: StorageSection = StorageSection()
+
+    @field_validator("devices")
+    @classmethod
+    def _devices(cls, devices: dict[str, DeviceSection]) -> dict[str, DeviceSection]:
+        problems = []
+        for name, dev in devices.items():
+            kind = dev.kind or name
+            if kind not in known_kinds():
+                problems.append(f"{name}: kind {kind!r} is not one of {', '.join(known_kinds())}"
+                                " (set kind = ... when the name differs)")
+            if name in RESERVED_SOURCES:
+                problems.append(f"{name}: the name is reserved in the journal")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return devices
+
+    @model_validator(mode="after")
+    def _players(self) -> Config:
+        seats = [p.seat for p in self.players]
+        dup = sorted({s for s in seats if seats.count(s) > 1})
+        problems = []
+        if dup:
+            problems.append(f"seat(s) {dup} given to more than one player")
+        over = sorted(s for s in seats if s > self.table.seats)
+        if over:
+            problems.append(f"seat(s) {over} exceed table.seats = {self.table.seats}")
+        if problems:
+            raise ValueError("players: " + "; ".join(problems))
+        return self
+
+    def device_kinds(self) -> dict[str, str]:
+        return {name: d.kind or name for name, d in self.devices.items()}
+
+
+class ConfigError(Exception):
+    """A config that cannot be used; ``problems`` lists every one as 'file: key: what'."""
+
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        lines = "\n".join(f"  {path}: {p}" for p in problems)
+        super().__init__(f"config {path} refused, {len(problems)} problem(s):\n{lines}")
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a config file; raise ConfigError listing every problem."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(p, ["file not found"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(p, [f"cannot read: {exc}"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(p, [f"not valid TOML: {exc}"]) from None
+    return validate_config(raw, p)
+
+
+def validate_config(raw: dict[str, object], path: Path) -> Config:
+    try:
+        return Config.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for e in exc.errors():
+            key = ".".join(str(x) for x in e["loc"]) or "(top level)"
+            msg = e["msg"].removeprefix("Value error, ")
+            if e["type"] == "extra_forbidden":
+                msg = "unknown key (check the spelling)"
+            problems.append(f"{key}: {msg}")
+        raise ConfigError(path, problems) from None
+
+
+def resolve(base: Path, value: str) -> Path:
+    """Relative paths in a config are relative to the config file's folder."""
+    p = Path(value)
+    return p if p.is_absolute() else (base.parent / p)

@@ -1,0 +1,73 @@
+"""Controller commands (``cmd/<name>``, DESIGN §9) as pydantic models.
+
+A command that does not validate is refused with every problem in one sentence, so the
+controller's operator can fix it without reading logs.
+
+>>> parse_command("seat", {"seat": 3, "name": "Bob", "stack": 10000})
+SeatCmd(request_id=None, seat=3, name='Bob', stack=10000)
+>>> parse_command("seat", {"seat": 0, "name": "Bob", "stack": -5})
+Traceback (most recent call last):
+...
+tablesvc.core.commands.CommandError: invalid seat command: seat: Input should be greater than or equal to 1; stack: Input should be greater than or equal to 0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class CommandError(ValueError):
+    """A command that cannot be carried out; the message goes into the reply."""
+
+
+class _Cmd(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    request_id: str | int | None = None
+
+
+class SeatCmd(_Cmd):
+    """Seat a player (or change the name/stack of a seated one) between hands."""
+
+    seat: int = Field(ge=1, le=10)
+    name: str = Field(min_length=1, max_length=64)
+    stack: int = Field(ge=0)
+
+
+class UnseatCmd(_Cmd):
+    seat: int = Field(ge=1, le=10)
+
+
+class ButtonCmd(_Cmd):
+    """Set the button of the next hand."""
+
+    seat: int = Field(ge=1, le=10)
+
+
+class ReplayCmd(_Cmd):
+    """Ask for acknowledged public events again, to fill a consumer's gap."""
+
+    from_seq: int = Field(ge=1)
+    to_seq: int = Field(ge=1)
+
+
+COMMANDS: dict[str, type[_Cmd]] = {
+    "seat": SeatCmd,
+    "unseat": UnseatCmd,
+    "button": ButtonCmd,
+    "replay": ReplayCmd,
+}
+
+
+def parse_command(name: str, body: dict[str, Any]) -> _Cmd:
+    model = COMMANDS.get(name)
+    if model is None:
+        raise CommandError(f"unknown command {name!r}; known: {', '.join(sorted(COMMANDS))}")
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
+        )
+        raise CommandError(f"invalid {name} command: {problems}") from None

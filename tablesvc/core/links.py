@@ -1,0 +1,103 @@
+"""Device links: decoding, counting and health of each configured device (DESIGN §4).
+
+Decoding happens here, after the journal, rather than in the transport: the journal keeps the
+raw lines, so the counters and the health a technician sees replay exactly too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from drivers.tsp import Frame, FrameError, LinkCounters, SeqTracker, decode
+
+Health = Literal["online", "stale", "offline"]
+
+STALE_AFTER_MS = 3000
+STATUS_MIN_INTERVAL_MS = 1000
+"""Counter-only updates are published at most once a second, so a noisy line cannot flood."""
+
+
+@dataclass(slots=True)
+class Link:
+    name: str
+    kind: str
+    frame_types: frozenset[str]
+    state: Health = "offline"
+    model: str | None = None
+    firmware: str | None = None
+    detail: str = ""
+    counters: LinkCounters = field(default_factory=LinkCounters)
+    seq: SeqTracker = field(default_factory=SeqTracker)
+    last_frame_ms: int = 0
+    last_status_ms: int = -(10**12)
+    dirty: bool = False
+    """Counters changed since the last device_status."""
+
+    def stale_deadline(self) -> int | None:
+        return self.last_frame_ms + STALE_AFTER_MS if self.state == "online" else None
+
+    def dirty_deadline(self) -> int | None:
+        return self.last_status_ms + STATUS_MIN_INTERVAL_MS if self.dirty else None
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """The outcome of one raw line: a frame to process, or the reason it was dropped."""
+
+    frame: Frame | None
+    dropped: str | None = None
+    status_changed: bool = False
+
+
+def receive(link: Link, line: str, ms: int) -> Received:
+    """Decode one raw line for ``link`` and update its counters and health."""
+    changed = False
+    if link.state != "online":
+        # frames arrive, so the device is online whatever the port said before
+        link.state = "online"
+        changed = True
+    link.last_frame_ms = ms
+    try:
+        frame = decode(line)
+    except FrameError as err:
+        link.counters.count_error(err.kind)
+        link.dirty = True
+        return Received(None, str(err), changed)
+    if frame.type not in link.frame_types:
+        link.counters.unknown_type += 1
+        link.dirty = True
+        return Received(None, f"unknown_type: a {link.kind} does not send {frame.type}", changed)
+    lost_before = link.counters.lost
+    if not link.seq.check(frame, link.counters):
+        link.dirty = True
+        return Received(None, f"duplicate: seq {frame.seq} repeated", changed)
+    if link.counters.lost != lost_before:
+        link.dirty = True
+    link.counters.ok += 1
+    if frame.type == "HELLO":
+        link.model, link.firmware = frame.fields[0], frame.fields[1]
+        changed = True
+    return Received(frame, None, changed)
+
+
+def port_change(link: Link, is_open: bool, detail: str, ms: int) -> bool:
+    """Apply a port open/close; True when the health changed."""
+    new: Health = "online" if is_open else "offline"
+    link.detail = detail
+    if is_open:
+        link.last_frame_ms = ms
+        link.seq.reset()
+    if new == link.state:
+        return False
+    link.state = new
+    return True
+
+
+def expire(link: Link, ms: int) -> bool:
+    """Turn an online link stale once no frame came for STALE_AFTER_MS."""
+    deadline = link.stale_deadline()
+    if deadline is not None and ms >= deadline:
+        link.state = "stale"
+        return True
+    return False

@@ -1,0 +1,467 @@
+"""The table: one pure state machine fed with journalled inputs, answering with events.
+
+``TableCore.apply(input)`` is the whole contract: the same inputs in the same order give the
+same events, seq and ts included. That is what makes replay, crash recovery and scenario tests
+possible, and why nothing here reads a clock, a file or a socket.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.devices import get_kind
+from drivers.tsp import Frame
+from tablesvc.core import events as ev
+from tablesvc.core.cards import DeckRegistry
+from tablesvc.core.commands import CommandError, parse_command
+from tablesvc.core.holdem import (
+    BoardDealt,
+    Burned,
+    CardAfterEnd,
+    Dealt,
+    Deviation,
+    Folded,
+    HoldemHand,
+    Outcome,
+)
+from tablesvc.core.inputs import (
+    Command,
+    FrameIn,
+    Input,
+    PortChange,
+    PublishRefused,
+    ServiceStart,
+    Tick,
+)
+from tablesvc.core.links import Link, expire, port_change, receive
+
+CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """What the core needs from the config: plain values, no I/O."""
+
+    venue: str
+    table: str
+    seats: int = 10
+    variant: str = "holdem"
+    limit: str = "no-limit"
+    small_blind: int = 50
+    big_blind: int = 100
+    ante: int = 0
+    ante_mode: str = "each"
+    bet_settle_ms: int = 1500
+    devices: dict[str, str] = field(default_factory=dict)  # device name -> kind
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The answer to a command, for ``cmd/<name>/reply``. Not an event: it has no seq."""
+
+    cmd: str
+    request_id: Any
+    ok: bool
+    error: str | None = None
+    data: Any = None
+
+    def payload(self) -> dict[str, Any]:
+        return {"request_id": self.request_id, "ok": self.ok, "error": self.error,
+                "data": self.data}
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A diagnostic for the service log (a dropped frame, say). Never carries a hole card."""
+
+    level: str
+    message: str
+    fields: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Output:
+    events: list[ev.Event] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Player:
+    seat: int
+    name: str
+    stack: int
+
+
+class TableCore:
+    """State of one table and the rules that turn sensor inputs into events."""
+
+    def __init__(
+        self,
+        settings: TableSettings,
+        decks: DeckRegistry,
+        chips: dict[str, int] | None = None,
+        players: list[Player] | None = None,
+    ) -> None:
+        self.s = settings
+        self.decks = decks
+        self.chip_values = dict(chips or {})
+        self.players: dict[int, Player] = {p.seat: p for p in players or []}
+        self.links: dict[str, Link] = {
+            name: Link(name, kind, get_kind(kind).frame_types)
+            for name, kind in settings.devices.items()
+        }
+        self.has_shoe = any(k == "shoe" for k in settings.devices.values())
+        self.seq = 0
+        self._last_on_feed: dict[str, int | None] = {"public": None, "secure": None}
+        self.boot = 0
+        self.hand_no = 0
+        self.hand: HoldemHand | None = None
+        self.hand_deck: str | None = None
+        self.flagged: set[str] = set()  # tags already alerted on in this hand
+        self.next_button: int | None = None
+        self.button: int | None = None
+        self.zones: dict[str, int] = {}  # chip zone -> value
+        self.alert_count = 0
+        self._out = Output()
+        self._ts = ""
+
+    # ------------------------------------------------------------------ entry points
+    def apply(self, inp: Input) -> Output:
+        self._out = Output()
+        self._ts = inp.ts
+        ms = inp.ms
+        self._expire(ms)
+        if isinstance(inp, FrameIn):
+            self._frame(inp)
+        elif isinstance(inp, Command):
+            self._command(inp)
+        elif isinstance(inp, PortChange):
+            self._port(inp)
+        elif isinstance(inp, ServiceStart):
+            self.boot += 1
+            self._emit(ev.ServiceStarted, version=inp.version, boot=self.boot)
+        elif isinstance(inp, PublishRefused):
+            self._alert("publish_refused", "TABLE-00", "warning",
+                        f"the broker refused event {inp.seq} ({inp.reason}); it was not "
+                        "delivered and will not be retried", remedy="check the broker ACL for "
+                        "this table's user")
+        elif isinstance(inp, Tick):
+            pass
+        return self._out
+
+    def next_deadline(self) -> int | None:
+        """The input timestamp at which a Tick would change something, if any."""
+        times = [t for link in self.links.values()
+                 for t in (link.stale_deadline(), link.dirty_deadline()) if t is not None]
+        return min(times) if times else None
+
+    def snapshot(self) -> dict[str, Any]:
+        """The public state for late joiners (retained ``state`` topic): no hidden card."""
+        hand = self.hand
+        return {
+            "hand": self.hand_no if hand else None,
+            "in_hand": bool(hand and not hand.ended),
+            "button": self.button,
+            "street": hand.street if hand else None,
+            "board": list(hand.board) if hand else [],
+            "active": hand.active if hand else [],
+            "pot": self.zones.get("POT", 0),
+            "players": [{"seat": p.seat, "name": p.name, "stack": p.stack}
+                        for p in sorted(self.players.values(), key=lambda p: p.seat)],
+            "devices": {n: link.state for n, link in self.links.items()},
+            "last_seq": self.seq,
+        }
+
+    # ------------------------------------------------------------------ emission
+    def _emit(self, cls: type[ev.Event], **payload: Any) -> ev.Event:
+        self.seq += 1
+        feed = cls.FEED
+        hand = payload.pop("hand", self.hand_no if self.hand and not self.hand.ended else None)
+        event = cls(venue=self.s.venue, table=self.s.table, seq=self.seq,
+                    prev_seq=self._last_on_feed[feed], ts=self._ts, hand=hand, **payload)
+        self._last_on_feed[feed] = self.seq
+        self._out.events.append(event)
+        return event
+
+    def _alert(self, name: str, rule: str, severity: str, message: str, *, seat: int | None = None,
+               remedy: str = "", cards: list[str] | None = None,
+               evidence: dict[str, Any] | None = None) -> None:
+        self.alert_count += 1
+        alert_id = f"{self.s.table}-a{self.alert_count}"
+        self._emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
+                   message=message, remedy=remedy)
+        if cards or evidence:
+            self._emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {})
+
+    def _note(self, level: str, message: str, **fields: Any) -> None:
+        self._out.notes.append(Note(level, message, fields))
+
+    # ------------------------------------------------------------------ devices
+    def _status(self, link: Link, ms: int) -> None:
+        c = link.counters
+        counters = ev.Counters(ok=c.ok, bad=c.bad, lost=c.lost, bad_crc=c.bad_crc,
+                               malformed=c.malformed, too_long=c.too_long, garbage=c.garbage,
+                               unknown_type=c.unknown_type, duplicate=c.duplicate)
+        self._emit(ev.DeviceStatus, device=link.name, kind=link.kind, state=link.state,
+                   model=link.model, firmware=link.firmware, counters=counters,
+                   detail=link.detail)
+        link.last_status_ms = ms
+        link.dirty = False
+
+    def _expire(self, ms: int) -> None:
+        for link in self.links.values():
+            if expire(link, ms):
+                link.detail = "no frame for 3 s"
+                self._status(link, ms)
+            elif link.dirty and ms >= link.last_status_ms + 1000:
+                self._status(link, ms)
+
+    def _port(self, inp: PortChange) -> None:
+        link = self.links.get(inp.src)
+        if link is None:
+            self._note("warning", "port change of an unconfigured device", device=inp.src)
+            return
+        if port_change(link, inp.open, inp.detail, inp.ms):
+            self._status(link, inp.ms)
+
+    def _frame(self, inp: FrameIn) -> None:
+        link = self.links.get(inp.src)
+        if link is None:
+            self._note("warning", "frame from an unconfigured device", device=inp.src)
+            return
+        got = receive(link, inp.frame, inp.ms)
+        if got.frame is None:
+            self._note("warning", "frame dropped", device=inp.src, reason=got.dropped,
+                       length=len(inp.frame))
+            if got.status_changed or inp.ms >= link.last_status_ms + 1000:
+                self._status(link, inp.ms)
+            return
+        if got.status_changed or (link.dirty and inp.ms >= link.last_status_ms + 1000):
+            self._status(link, inp.ms)
+        self._dispatch(link, got.frame)
+
+    def _dispatch(self, link: Link, frame: Frame) -> None:
+        t, f = frame.type, frame.fields
+        if t == "DRAW":
+            self._draw(f[0], f[1] == "U")
+        elif t == "ARR":
+            self._arrive(f[0], f[1])
+        elif t == "DEP":
+            pass  # where the card goes next tells more than where it left
+        elif t == "CHIPS":
+            self._chips(f[0], f[1])
+        elif t == "BTN":
+            self._button(f[0], list(f[1:]))
+        elif t == "ERR":
+            self._alert("device_fault", "TABLE-00", "warning",
+                        f"device {link.name} reports fault {f[0]}: {f[1]}",
+                        remedy="check the device; replace it if the fault persists")
+
+    # ------------------------------------------------------------------ cards
+    def _identify(self, uid: str) -> str | None:
+        """The card of a UID from the deck in play, or None after raising the right alert."""
+        if uid in self.flagged:
+            return None  # already alerted in this hand; one alert per tag is enough
+        found = self.decks.lookup(uid)
+        if found is None:
+            self.flagged.add(uid)
+            self._alert("deck_defective_foreign_card", "MISDEAL-09", "critical",
+                        "a tag that belongs to no enrolled deck was read (a joker, a marker or "
+                        "a stray tag)", remedy="remove the card; while no one has acted this "
+                        "is a misdeal (MISDEAL-09), later the hand goes on (DECK-05)",
+                        evidence={"uid": uid})
+            return None
+        deck_id, card = found
+        if self.hand_deck is None:
+            self.hand_deck = deck_id
+        elif deck_id != self.hand_deck:
+            self.flagged.add(uid)
+            self._alert("deck_defective_foreign_card", "MISDEAL-09", "critical",
+                        f"a card of deck {deck_id} was read; the deck in play is "
+                        f"{self.hand_deck}", remedy="remove the foreign card; while no one "
+                        "has acted this is a misdeal (MISDEAL-09), later the hand goes on "
+                        "(DECK-05)", cards=[card], evidence={"uid": uid, "deck": deck_id})
+            return None
+        return card
+
+    def _draw(self, uid: str, face_up: bool) -> None:
+        hand = self.hand
+        card = self._identify(uid)
+        if card is None:
+            return
+        if hand is None or hand.ended:
+            self._alert("card_after_hand_end", "BOARD-06", "warning",
+                        "a card left the shoe while no hand is being dealt",
+                        remedy="put the card back; press NEWHAND after the shuffle to start "
+                        "a hand", cards=[card])
+            return
+        hand.card_out(uid, card, face_up)
+
+    def _arrive(self, zone: str, uid: str) -> None:
+        hand = self.hand
+        if hand is None:
+            return
+        if uid not in hand.cards:
+            if self.has_shoe and zone in ("MUCK",):
+                return  # collection of a card that never left the shoe in this hand
+            card = self._identify(uid)
+            if card is None:
+                return
+        else:
+            card = hand.cards[uid].card
+        if not (zone in CARD_ZONES or _seat_zone(zone, self.s.seats)):
+            self._note("warning", "card read in an unknown zone", zone=zone)
+            return
+        self._outcomes(hand.arrive(zone, uid, card))
+
+    def _outcomes(self, outcomes: list[Outcome]) -> None:
+        for o in outcomes:
+            if isinstance(o, Dealt):
+                self._emit(ev.CardDealt, seat=o.seat, n=o.n, index=o.index, face_up=o.face_up,
+                           card=o.card if o.face_up else None)
+                if o.hole is not None:
+                    self._emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
+            elif isinstance(o, Burned):
+                self._emit(ev.Burn, before=o.before, index=o.index)
+            elif isinstance(o, BoardDealt):
+                self._emit(ev.Board, street=o.street, cards=list(o.cards), board=list(o.board))
+            elif isinstance(o, Folded):
+                self._emit(ev.Action, seat=o.seat, action="fold", stack=self._stack(o.seat),
+                           pot=self.zones.get("POT", 0))
+            elif isinstance(o, Deviation):
+                self._deviation(o)
+            elif isinstance(o, CardAfterEnd):
+                self._alert("card_after_hand_end", "BOARD-06", "warning",
+                            f"a card reached {o.zone} after the hand was over",
+                            remedy="ignore the card and collect it", cards=[o.card])
+
+    def _deviation(self, d: Deviation) -> None:
+        where = f"seat {d.seat}" if d.seat else d.observed.lower()
+        expected = d.expected or "no card (betting or hand over)"
+        message = f"card #{d.index} went to {where}; expected {expected.lower()}"
+        self._alert("deal_order_error", "DEAL-02", "warning", message, seat=d.seat,
+                    remedy="redress: return the card and deal it to its correct place",
+                    cards=[d.card], evidence={"index": d.index, "expected": d.expected,
+                                              "observed": d.observed})
+
+    # ------------------------------------------------------------------ chips
+    def _chips(self, zone: str, uids: str) -> None:
+        value = 0
+        for uid in uids.split(" ") if uids else ():
+            value += self.chip_values.get(uid, 0)
+        before = self.zones.get(zone, 0)
+        self.zones[zone] = value
+        if zone == "POT" and before > 0 and value == 0 and self.hand and not self.hand.ended:
+            self._end_hand()
+
+    def _stack(self, seat: int) -> int:
+        p = self.players.get(seat)
+        return p.stack if p else 0
+
+    # ------------------------------------------------------------------ console
+    def _button(self, name: str, args: list[str]) -> None:
+        if name == "NEWHAND":
+            self._new_hand()
+        elif name == "FOLD" and args and args[0].isdigit() and self.hand:
+            self._outcomes(self.hand.fold(int(args[0])))
+        elif name in ("CHECK", "TIME", "MISDEAL", "EXPOSED", "FLOOR"):
+            pass  # betting and irregularities are tracked by later rule sets
+        else:
+            self._note("warning", "unknown console button", button=name)
+
+    def _new_hand(self) -> None:
+        if self.hand and not self.hand.ended:
+            self._end_hand()
+        seated = sorted(s for s, p in self.players.items() if p.stack > 0)
+        if len(seated) < 2:
+            self._alert("player_count_out_of_range", "SEAT-01", "warning",
+                        f"NEWHAND pressed with {len(seated)} player(s) seated; a hand needs 2",
+                        remedy="seat players with cmd/seat before dealing")
+            self.hand = None
+            return
+        button = self._next_button(seated)
+        self.button = button
+        self.hand_no += 1
+        self.hand = HoldemHand(tuple(seated), button)
+        self.hand_deck = None
+        self.flagged = set()
+        order = self.hand.order
+        sb, bb = (order[-1], order[0]) if len(order) == 2 else (order[0], order[1])
+        self._emit(ev.HandStarted, hand=self.hand_no, variant="holdem", limit=self.s.limit,
+                   button=button, small_blind_seat=sb, big_blind_seat=bb,
+                   seats=[ev.SeatInfo(seat=s, name=self.players[s].name,
+                                      stack=self.players[s].stack) for s in order],
+                   small_blind=self.s.small_blind, big_blind=self.s.big_blind,
+                   ante=self.s.ante, ante_mode=self.s.ante_mode)
+
+    def _next_button(self, seated: list[int]) -> int:
+        if self.next_button is not None:
+            wanted, self.next_button = self.next_button, None
+            if wanted in seated:
+                return wanted
+        if self.button is None:
+            return seated[0]
+        later = [s for s in seated if s > self.button]
+        return later[0] if later else seated[0]
+
+    def _end_hand(self) -> None:
+        hand = self.hand
+        assert hand is not None
+        active = hand.active
+        if len(active) == 1:
+            reason = "uncontested"
+        elif hand.river_dealt:
+            reason = "showdown"
+        else:
+            reason = "cancelled"
+        self._emit(ev.HandEnded, reason=reason,
+                   stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
+                                       stack=self.players[s].stack)
+                           for s in hand.order if s in self.players],
+                   board=list(hand.board), cards_used=hand.next_index - 1)
+        hand.ended = True
+
+    # ------------------------------------------------------------------ commands
+    def _command(self, inp: Command) -> None:
+        request_id = inp.body.get("request_id")
+        try:
+            parsed = parse_command(inp.cmd, inp.body)
+            data = self._run_command(parsed)
+        except CommandError as err:
+            self._out.replies.append(Reply(inp.cmd, request_id, False, str(err)))
+            self._note("info", "command refused", cmd=inp.cmd, error=str(err))
+            return
+        self._out.replies.append(Reply(inp.cmd, request_id, True, None, data))
+
+    def _run_command(self, cmd: Any) -> Any:
+        from tablesvc.core import commands as c
+
+        in_hand = self.hand is not None and not self.hand.ended
+        if isinstance(cmd, c.SeatCmd):
+            if cmd.seat > self.s.seats:
+                raise CommandError(f"seat {cmd.seat} does not exist (table has "
+                                   f"{self.s.seats} seats)")
+            if in_hand and self.hand is not None and cmd.seat in self.hand.seats:
+                raise CommandError(f"seat {cmd.seat} is in the current hand; seat after it ends")
+            self.players[cmd.seat] = Player(cmd.seat, cmd.name, cmd.stack)
+            return {"seat": cmd.seat}
+        if isinstance(cmd, c.UnseatCmd):
+            if cmd.seat not in self.players:
+                raise CommandError(f"seat {cmd.seat} is empty")
+            if in_hand and self.hand is not None and cmd.seat in self.hand.active:
+                raise CommandError(f"seat {cmd.seat} has a live hand; unseat after it ends")
+            del self.players[cmd.seat]
+            return {"seat": cmd.seat}
+        if isinstance(cmd, c.ButtonCmd):
+            if cmd.seat not in self.players:
+                raise CommandError(f"seat {cmd.seat} is empty; the button goes to a seated "
+                                   "player")
+            self.next_button = cmd.seat
+            return {"next_button": cmd.seat}
+        raise CommandError(f"command {type(cmd).__name__} is not supported yet")
+
+
+def _seat_zone(zone: str, seats: int) -> bool:
+    return zone.startswith("S") and zone[1:].isdigit() and 1 <= int(zone[1:]) <= seats

@@ -1,0 +1,75 @@
+"""Deck enrollment (DESIGN §5): 52 shoe reads of a fresh deck in new-deck order -> a deck file.
+
+Nothing is written unless exactly 52 distinct, previously unknown UIDs were read: a deck file
+with a wrong card in it would make the tracker call every hand with that card wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import serial
+
+from drivers.tsp import FrameError, LineSplitter, decode
+from tablesvc.core.cards import new_deck_order
+from tablesvc.registry import RegistryError, load_decks, write_json_atomic
+
+QUIET_AFTER_S = 1.0
+"""After the 52nd card, wait this long: a 53rd read means the deck is not a deck."""
+
+
+class EnrollError(Exception):
+    pass
+
+
+def enroll_deck(url: str, baudrate: int, deck_id: str, folder: Path, *, timeout_s: float = 300,
+                progress: Callable[[int], None] | None = None) -> Path:
+    target = folder / f"{deck_id}.json"
+    if target.exists():
+        raise EnrollError(f"deck {deck_id} is already enrolled ({target})")
+    try:
+        known = load_decks(folder)
+    except RegistryError as err:
+        raise EnrollError(f"the deck folder has problems: {err}") from None
+    try:
+        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.1)
+    except (serial.SerialException, OSError) as exc:
+        raise EnrollError(f"cannot open the shoe at {url}: {exc}") from None
+    uids: list[str] = []
+    splitter = LineSplitter()
+    deadline = time.monotonic() + timeout_s
+    quiet_until: float | None = None
+    try:
+        while True:
+            now = time.monotonic()
+            if quiet_until is not None and now >= quiet_until:
+                break
+            if now >= deadline:
+                raise EnrollError(f"only {len(uids)} of 52 cards read before the timeout")
+            for chunk in splitter.feed(port.read(256)):
+                try:
+                    frame = decode(chunk.decode("latin-1"))
+                except FrameError:
+                    continue
+                if frame.type != "DRAW":
+                    continue
+                uid = frame.fields[0]
+                if uid in uids:
+                    raise EnrollError(f"UID {uid} was read twice (card {len(uids) + 1})")
+                found = known.lookup(uid)
+                if found is not None:
+                    raise EnrollError(f"UID {uid} already belongs to deck {found[0]}")
+                uids.append(uid)
+                if len(uids) > 52:
+                    raise EnrollError("more than 52 cards were read")
+                if progress:
+                    progress(len(uids))
+                if len(uids) == 52:
+                    quiet_until = time.monotonic() + QUIET_AFTER_S
+    finally:
+        port.close()
+    cards = dict(zip(uids, new_deck_order(), strict=True))
+    write_json_atomic(target, {"deck_id": deck_id, "cards": cards})
+    return target

@@ -1,0 +1,38 @@
+"""Logging: JSON lines in service mode, readable lines in a terminal.
+
+Log lines are public: they may end up in a venue's log collector. Nothing logs a hole card;
+the core's notes and alerts carry no card identities, and the publisher logs seq numbers only.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Literal
+
+import structlog
+from structlog.typing import Processor
+
+Mode = Literal["auto", "json", "console"]
+
+
+def configure(mode: Mode = "auto", level: str = "info") -> None:
+    if mode == "auto":
+        mode = "console" if sys.stderr.isatty() else "json"
+    processors: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    if mode == "json":
+        processors += [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
+    else:
+        processors.append(structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()))
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping()[level.upper()]
+        ),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=False,
+    )

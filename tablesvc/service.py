@@ -1,0 +1,286 @@
+"""The edge service: transports -> journal -> core -> outbox -> publisher.
+
+One thread runs the pipeline, in batches: take whatever inputs are waiting, append them to the
+journal, fsync once, apply them to the core, commit the resulting events to the outbox in one
+transaction, wake the publisher. Durability is paid once per batch, not once per frame, so it
+does not cap throughput; and because the journal is durable before anything derived from it,
+a crash can never leave the broker with an event the journal cannot reproduce.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from drivers.transport import SerialTransport
+from tablesvc import __version__
+from tablesvc.clock import frame_in, now_ms, stamp
+from tablesvc.config import Config, resolve
+from tablesvc.core import events as ev
+from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
+from tablesvc.core.table import Output, Player, TableCore, TableSettings
+from tablesvc.journal import JOURNAL_NAME, Journal, read_journal
+from tablesvc.outbox import OUTBOX_NAME, Message, Outbox
+from tablesvc.publisher import Publisher, read_password
+from tablesvc.registry import load_chips, load_decks
+from tablesvc.replay import apply_input
+
+log = structlog.get_logger("tablesvc.service")
+
+BATCH_MAX = 2000
+BATCH_WINDOW_S = 0.002
+
+
+def settings_of(cfg: Config) -> TableSettings:
+    g = cfg.game
+    return TableSettings(
+        venue=cfg.table.venue, table=cfg.table.id, seats=cfg.table.seats, variant=g.variant,
+        limit=g.limit, small_blind=g.small_blind, big_blind=g.big_blind, ante=g.ante,
+        ante_mode=g.ante_mode, bet_settle_ms=g.bet_settle_ms, devices=cfg.device_kinds(),
+    )
+
+
+def build_core(cfg: Config, cfg_path: Path) -> TableCore:
+    """The core for a config, with its registries loaded. Shared by run and replay."""
+    decks = load_decks(resolve(cfg_path, cfg.registry.decks))
+    chips = load_chips(resolve(cfg_path, cfg.registry.chips))
+    players = [Player(p.seat, p.name, p.stack) for p in cfg.players]
+    return TableCore(settings_of(cfg), decks, chips, players)
+
+
+def routes_of(event: ev.Event) -> tuple[str, ...]:
+    if event.FEED == "secure":
+        return ("secure/events",)
+    if isinstance(event, ev.Alert):
+        return ("events", "alerts")
+    return ("events",)
+
+
+def messages_of(events: Iterable[ev.Event], ms: int, delay_ms: int) -> list[Message]:
+    out = []
+    for e in events:
+        payload = e.model_dump_json()
+        for route in routes_of(e):
+            not_before = ms + delay_ms if route.startswith("secure/") else ms
+            out.append(Message(e.seq, route, payload, not_before, ms))
+    return out
+
+
+@dataclass
+class Stats:
+    inputs: int = 0
+    events: int = 0
+    batches: int = 0
+
+
+class Service:
+    """One table's edge service. ``run()`` blocks until ``stop()``."""
+
+    def __init__(self, cfg: Config, cfg_path: Path) -> None:
+        self.cfg = cfg
+        self.cfg_path = cfg_path
+        self.storage = resolve(cfg_path, cfg.storage.dir)
+        self.storage.mkdir(parents=True, exist_ok=True)
+        self.core = build_core(cfg, cfg_path)
+        self.outbox = Outbox(self.storage / OUTBOX_NAME)
+        self.delay_ms = int(cfg.broadcast.holecard_delay_s * 1000)
+        self.inputs: queue.Queue[Input] = queue.Queue()
+        self.stats = Stats()
+        self._stop = threading.Event()
+        self.ready = threading.Event()
+        self.journal: Journal | None = None
+        self.transports: list[SerialTransport] = []
+        self.publisher: Publisher | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def recover(self) -> int:
+        """Rebuild the state from the journal; hand the outbox what it is missing."""
+        path = self.storage / JOURNAL_NAME
+        if not path.exists():
+            return 0
+        high = self.outbox.high_seq()
+        count, pending = 0, []
+        for inp in read_journal(path):
+            out = apply_input(self.core, inp)
+            count += 1
+            if out is None:
+                continue
+            fresh = [e for e in out.events if e.seq > high]
+            if fresh:
+                pending.extend(messages_of(fresh, inp.ms, self.delay_ms))
+            if len(pending) > 5000:
+                self.outbox.add(pending)
+                pending = []
+        self.outbox.add(pending)
+        log.info("state recovered from journal", inputs=count, last_seq=self.core.seq,
+                 outbox_high_seq=high)
+        return count
+
+    def start(self) -> None:
+        self.recover()
+        self.journal = Journal(self.storage / JOURNAL_NAME)
+        boot = self.core.boot + 1
+        self.publisher = Publisher(
+            self.cfg.mqtt,
+            f"{self.cfg.mqtt.topic_prefix}/{self.cfg.table.venue}/{self.cfg.table.id}",
+            self.outbox,
+            on_command=self._on_command,
+            on_refused=self._on_refused,
+            client_id=f"tablesvc-{self.cfg.table.venue}-{self.cfg.table.id}",
+            version=__version__,
+            boot=boot,
+            password=read_password(self.cfg.mqtt.password_file),
+        )
+        ts, ms = stamp()
+        self.inputs.put(ServiceStart(ts, ms, __version__))
+        self.publisher.start()
+        for name, dev in self.cfg.devices.items():
+            t = SerialTransport(name, dev.url, baudrate=dev.baudrate,
+                                on_chunk=self._on_chunk, on_port=self._on_port)
+            self.transports.append(t)
+            t.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self) -> None:
+        """Start, process until stopped, then shut down cleanly."""
+        self.start()
+        self.ready.set()
+        try:
+            while not self._stop.is_set():
+                self.step(timeout=0.1)
+        finally:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        for t in self.transports:
+            t.stop()
+        self.step(timeout=0)  # what the transports delivered last
+        if self.publisher:
+            self.publisher.stop()
+        if self.journal:
+            self.journal.close()
+        self.outbox.close()
+        log.info("stopped", inputs=self.stats.inputs, events=self.stats.events)
+
+    # ------------------------------------------------------------------ intake (other threads)
+    def _on_chunk(self, name: str, chunk: bytes) -> None:
+        self.inputs.put(frame_in(name, chunk))
+
+    def _on_port(self, name: str, is_open: bool, detail: str) -> None:
+        ts, ms = stamp()
+        self.inputs.put(PortChange(ts, ms, name, is_open, detail))
+        log.info("port " + ("open" if is_open else "closed"), device=name, detail=detail)
+
+    def _on_command(self, name: str, body: dict[str, Any]) -> None:
+        if name == "replay":
+            self._replay_command(body)
+            return
+        ts, ms = stamp()
+        self.inputs.put(Command(ts, ms, name, body))
+
+    def _on_refused(self, seq: int, reason: str) -> None:
+        ts, ms = stamp()
+        self.inputs.put(PublishRefused(ts, ms, seq, reason))
+
+    def _replay_command(self, body: dict[str, Any]) -> None:
+        """``cmd/replay``: acknowledged public events again, from the outbox's retention."""
+        assert self.publisher is not None
+        rid = body.get("request_id")
+        try:
+            lo, hi = int(body["from_seq"]), int(body["to_seq"])
+            if lo < 1 or hi < lo:
+                raise ValueError("need 1 <= from_seq <= to_seq")
+        except (KeyError, TypeError, ValueError) as exc:
+            self.publisher.reply("replay", {"request_id": rid, "ok": False,
+                                            "error": f"invalid replay command: {exc}",
+                                            "data": None})
+            return
+        limit = 1000
+        msgs = self.outbox.acked_range("events", lo, hi, limit)
+        data = {"events": [json.loads(m.payload) for m in msgs],
+                "truncated": len(msgs) == limit}
+        self.publisher.reply("replay", {"request_id": rid, "ok": True, "error": None,
+                                        "data": data})
+
+    # ------------------------------------------------------------------ the pipeline
+    def _take_batch(self, timeout: float) -> list[Input]:
+        batch: list[Input] = []
+        deadline = self.core.next_deadline()
+        now = now_ms()
+        if deadline is not None:
+            timeout = max(0.0, min(timeout, (deadline - now) / 1000))
+        try:
+            batch.append(self.inputs.get(timeout=timeout) if timeout > 0
+                         else self.inputs.get_nowait())
+        except queue.Empty:
+            pass
+        else:
+            end = now_ms() + BATCH_WINDOW_S * 1000
+            while len(batch) < BATCH_MAX:
+                try:
+                    batch.append(self.inputs.get_nowait())
+                except queue.Empty:
+                    if now_ms() >= end:
+                        break
+                    self.inputs_event_wait()
+        deadline = self.core.next_deadline()
+        if deadline is not None and now_ms() >= deadline:
+            ts, ms = stamp()
+            batch.append(Tick(ts, ms))
+        return batch
+
+    def inputs_event_wait(self) -> None:
+        # a short sleep lets a burst of frames join the batch without spinning a core
+        self._stop.wait(0.0005)
+
+    def step(self, timeout: float) -> int:
+        """Process one batch. Returns the number of inputs processed."""
+        batch = self._take_batch(timeout)
+        if not batch:
+            return 0
+        assert self.journal is not None
+        for inp in batch:
+            self.journal.append(inp)
+        self.journal.commit()
+        messages: list[Message] = []
+        outputs: list[Output] = []
+        for inp in batch:
+            out = apply_input(self.core, inp)  # a failure is logged, never fatal
+            if out is None:
+                continue
+            outputs.append(out)
+            if out.events:
+                messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
+        self.outbox.add(messages)
+        self.stats.inputs += len(batch)
+        self.stats.batches += 1
+        self._after(outputs)
+        return len(batch)
+
+    def _after(self, outputs: list[Output]) -> None:
+        pub = self.publisher
+        if pub is None:
+            return
+        pub.wake()
+        for out in outputs:
+            self.stats.events += len(out.events)
+            for e in out.events:
+                if isinstance(e, ev.DeviceStatus):
+                    pub.set_retained(f"devices/{e.device}", e.model_dump(mode="json"))
+                if isinstance(e, ev.Alert):
+                    log.warning("alert", alert=e.name, rule=e.rule, severity=e.severity,
+                                seat=e.seat, message=e.message, hand=e.hand)
+            for r in out.replies:
+                pub.reply(r.cmd, r.payload())
+            for n in out.notes:
+                getattr(log, n.level, log.info)(n.message, **n.fields)
+        pub.set_retained("state", self.core.snapshot())

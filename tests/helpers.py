@@ -1,0 +1,66 @@
+"""Test helpers that build inputs the way the devices would send them (test code only)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from drivers.tsp import Frame, encode
+from tablesvc.core.cards import DeckRegistry, new_deck_order
+from tablesvc.core.inputs import Command, FrameIn, Input, PortChange, Tick, format_ts
+from tablesvc.core.table import Player, TableCore, TableSettings
+
+DEVICES = {"shoe": "shoe", "cards": "cards", "chips": "chips", "console": "console"}
+T0 = 1_796_000_000_000
+
+
+def make_deck(deck_id: str = "RED-0001", seed: int = 7) -> dict[str, str]:
+    rng = random.Random(seed)
+    return {f"{rng.getrandbits(64):016X}": card for card in new_deck_order()}
+
+
+class Script:
+    """Builds timestamped inputs with per-device seq numbers, 10 ms apart."""
+
+    def __init__(self, start_ms: int = T0, step_ms: int = 10) -> None:
+        self.ms = start_ms
+        self.step = step_ms
+        self.seqs: dict[str, int] = {}
+
+    def _t(self) -> tuple[str, int]:
+        self.ms += self.step
+        return format_ts(self.ms), self.ms
+
+    def frame(self, dev: str, ftype: str, *fields: str) -> FrameIn:
+        seq = self.seqs.get(dev, -1) + 1
+        self.seqs[dev] = seq % 65536
+        raw = encode(Frame(dev, seq % 65536, ftype, tuple(fields))).decode().rstrip("\r\n")
+        ts, ms = self._t()
+        return FrameIn(ts, ms, dev, raw)
+
+    def raw(self, dev: str, line: str) -> FrameIn:
+        ts, ms = self._t()
+        return FrameIn(ts, ms, dev, line)
+
+    def port(self, dev: str, is_open: bool) -> PortChange:
+        ts, ms = self._t()
+        return PortChange(ts, ms, dev, is_open, "" if is_open else "unplugged")
+
+    def cmd(self, name: str, **body: Any) -> Command:
+        ts, ms = self._t()
+        return Command(ts, ms, name, body)
+
+    def tick(self, after_ms: int) -> Tick:
+        self.ms += after_ms
+        return Tick(format_ts(self.ms), self.ms)
+
+    def deal(self, uid: str, zone: str, face: str = "D") -> list[Input]:
+        return [self.frame("shoe", "DRAW", uid, face), self.frame("cards", "ARR", zone, uid)]
+
+
+def make_core(players: dict[int, int] | None = None, deck: dict[str, str] | None = None,
+              **settings: Any) -> TableCore:
+    players = players if players is not None else {1: 10000, 2: 10000, 3: 10000}
+    s = TableSettings(venue="demo", table="t01", devices=dict(DEVICES), **settings)
+    decks = DeckRegistry({"RED-0001": deck or make_deck()})
+    return TableCore(s, decks, {}, [Player(seat, f"P{seat}", st) for seat, st in players.items()])

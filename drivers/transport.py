@@ -173,7 +173,8 @@ class SerialTransport:
 
     def _close(self, port: _Port) -> None:
         with self._port_lock:
-            self._port = None
+            if self._port is port:  # a reader outliving stop() must not clear a newer port
+                self._port = None
             try:
                 port.close()
             except Exception as exc:  # closing a failed port may fail too; it is gone either way

@@ -31,7 +31,6 @@ _DEV_RE = re.compile(r"[a-z0-9-]{1,16}\Z")
 _UID_RE = re.compile(r"[0-9A-F]{16}\Z")
 _CRC_RE = re.compile(r"[0-9A-F]{4}\Z")
 _FORBIDDEN = frozenset("$,*\r\n")
-_FORBIDDEN_IN_BODY = frozenset("$*\r\n")  # ',' separates the fields of the body
 
 
 def crc16(data: bytes) -> int:
@@ -69,12 +68,15 @@ def _is_uid(value: str) -> bool:
     return _UID_RE.match(value) is not None
 
 
+_UID_LIST_RE = re.compile(r"(?:[0-9A-F]{16}(?: [0-9A-F]{16})*)?\Z")
+
+
 def _uid_list(value: str) -> bool:
-    return value == "" or all(_is_uid(u) for u in value.split(" "))
+    return _UID_LIST_RE.match(value) is not None
 
 
 def _seat_zone(value: str) -> bool:
-    return bool(value) and not any(c in _FORBIDDEN for c in value)
+    return bool(value)  # delimiters were already refused for the whole body
 
 
 def _int(value: str) -> bool:
@@ -162,7 +164,7 @@ def decode(line: str) -> Frame:
         raw = body.encode("ascii")
     except UnicodeEncodeError:
         raise FrameError(FrameErrorKind.MALFORMED, "non-ASCII bytes") from None
-    if any(c in _FORBIDDEN_IN_BODY for c in body):
+    if "$" in body or "*" in body or "\r" in body or "\n" in body:
         raise FrameError(FrameErrorKind.MALFORMED, "a field contains one of $ * CR LF")
     want = int(crc_s, 16)
     got = crc16(raw)

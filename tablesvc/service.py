@@ -35,7 +35,6 @@ from tablesvc.replay import apply_input
 log = structlog.get_logger("tablesvc.service")
 
 BATCH_MAX = 2000
-BATCH_WINDOW_S = 0.002
 
 
 def settings_of(cfg: Config) -> TableSettings:
@@ -224,23 +223,17 @@ class Service:
         except queue.Empty:
             pass
         else:
-            end = now_ms() + BATCH_WINDOW_S * 1000
+            # natural batching: whatever queued up while the last batch was being made durable
             while len(batch) < BATCH_MAX:
                 try:
                     batch.append(self.inputs.get_nowait())
                 except queue.Empty:
-                    if now_ms() >= end:
-                        break
-                    self.inputs_event_wait()
+                    break
         deadline = self.core.next_deadline()
         if deadline is not None and now_ms() >= deadline:
             ts, ms = stamp()
             batch.append(Tick(ts, ms))
         return batch
-
-    def inputs_event_wait(self) -> None:
-        # a short sleep lets a burst of frames join the batch without spinning a core
-        self._stop.wait(0.0005)
 
     def step(self, timeout: float) -> int:
         """Process one batch. Returns the number of inputs processed."""

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,62 +16,9 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tablesvc.localbroker import Mosquitto, wait_until
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until(pred: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
-def _mosquitto() -> str:
-    for cand in (shutil.which("mosquitto"), "/usr/sbin/mosquitto"):
-        if cand and os.path.exists(cand):
-            return cand
-    raise RuntimeError("mosquitto is not installed; `make test` installs it")
-
-
-class Mosquitto:
-    """A mosquitto broker on a loopback port that tests can stop and start again."""
-
-    def __init__(self, workdir: Path, extra_conf: str = "") -> None:
-        self.port = free_port()
-        self.workdir = workdir
-        self.conf = workdir / "mosquitto.conf"
-        self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-            f"max_inflight_messages 0\nmax_queued_messages 100000\n{extra_conf}"
-        )
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        log = open(self.workdir / "mosquitto.log", "ab")  # noqa: SIM115
-        self.proc = subprocess.Popen([_mosquitto(), "-c", str(self.conf)], stdout=log,
-                                     stderr=subprocess.STDOUT)
-        wait_until(self._accepting, 10, "mosquitto to accept connections")
-
-    def _accepting(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-        self.proc = None
 
 
 @pytest.fixture

@@ -1,0 +1,125 @@
+"""Latency from a frame written to a pty to its event at a subscriber, through mosquitto.
+
+The service runs as its own process, exactly as installed, reading pty device paths; frames
+are written at a steady rate; every card that lands in a seat or the burn has an event
+(``card_dealt`` / ``burn``) whose arrival is timed against the write of its ``ARR`` frame.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from bench.streams import Stream, bench_deck
+from tablesvc.localbroker import Mosquitto, wait_until
+
+DEVICES = ("shoe", "cards", "chips", "console")
+
+
+def _config(d: Path, port: int) -> Path:
+    players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = 100000\n'
+                      for s in range(1, 11))
+    devices = "".join(f'[devices.{n}]\nurl = "{d / n}"\n' for n in DEVICES)
+    cfg = d / "table.toml"
+    cfg.write_text(f'[table]\nvenue = "bench"\nid = "t01"\n{devices}{players}'
+                   f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{d / "store"}"\n'
+                   f'[registry]\ndecks = "{d / "decks"}"\n')
+    return cfg
+
+
+def run(rate: int, seconds: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        broker = Mosquitto(d)
+        broker.start()
+        deck = bench_deck()
+        (d / "decks").mkdir()
+        (d / "decks" / "B-1.json").write_text(json.dumps({"deck_id": "B-1", "cards": deck}))
+        masters = {}
+        for name in DEVICES:
+            m, s = os.openpty()
+            tty.setraw(s)
+            os.symlink(os.ttyname(s), d / name)
+            masters[name] = m
+        cfg = _config(d, broker.port)
+        sent: dict[tuple[int, str], float] = {}
+        lat: list[float] = []
+        got: set[tuple[int, str]] = set()
+        lock = threading.Lock()
+        online = threading.Event()
+
+        def on_message(client: Any, userdata: Any, msg: Any) -> None:
+            now = time.time()
+            if msg.topic.endswith("/status"):
+                if json.loads(msg.payload).get("state") == "online":
+                    online.set()
+                return
+            e = json.loads(msg.payload)
+            if e["type"] in ("card_dealt", "burn"):
+                with lock:
+                    t = sent.get((e["hand"], f"index:{e['index']}"))
+                if t is not None:
+                    lat.append(now - t)
+                    got.add((e["hand"], f"index:{e['index']}"))
+
+        sub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
+                          protocol=mqtt.MQTTv5)
+        sub.on_message = on_message
+        sub.on_connect = lambda c, *a: c.subscribe(
+            [("tablesvc/v1/bench/t01/events", 1), ("tablesvc/v1/bench/t01/status", 1)])
+        sub.connect("127.0.0.1", broker.port)
+        sub.loop_start()
+        log = open(d / "service.log", "wb")  # noqa: SIM115
+        proc = subprocess.Popen([sys.executable, "-m", "tablesvc.cli", "run", "--config",
+                                 str(cfg), "--log", "json", "--log-level", "warning"],
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_until(online.is_set, 20, "the service to come online")
+            time.sleep(1.0)  # let the ports open
+            stream = Stream(deck).hands()
+            period = 1.0 / rate
+            total = int(rate * seconds)
+            start = time.perf_counter()
+            for i in range(total):
+                target = start + i * period
+                while (delay := target - time.perf_counter()) > 0:
+                    time.sleep(min(delay, 0.0005))
+                dev, raw, key = next(stream)
+                if key is not None:
+                    with lock:
+                        sent[key] = time.time()
+                os.write(masters[dev], raw)
+                if dev == "console":
+                    # a dealer never deals within milliseconds of pressing NEWHAND; without
+                    # this pause the devices' threads could reorder the two
+                    time.sleep(0.02)
+                    start += 0.02
+            try:
+                wait_until(lambda: len(lat) >= len(sent) * 0.999, 30, "the last events")
+            except AssertionError:
+                print(f"only {len(lat)} of {len(sent)} events arrived; service log tail:")
+                print(sorted(set(sent) - got)[:20])
+                print("\n".join(x for x in (d / "service.log").read_text().splitlines() if "alert" not in x)[-3000:])
+                raise
+        finally:
+            proc.terminate()
+            proc.wait(20)
+            sub.loop_stop()
+            broker.stop()
+    ms = sorted(x * 1000 for x in lat)
+    p99 = ms[int(len(ms) * 0.99) - 1]
+    print(f"latency frame->subscriber at {rate} frames/s for {seconds:.0f} s "
+          f"({len(ms)} events): p50 {statistics.median(ms):.2f} ms, p99 {p99:.2f} ms, "
+          f"max {ms[-1]:.2f} ms")

@@ -1,0 +1,71 @@
+"""Frames per second through parse -> core -> events -> outbox (and journal), on one core."""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+import time
+from pathlib import Path
+
+from bench.streams import Stream, bench_deck
+from tablesvc.core.cards import DeckRegistry
+from tablesvc.core.inputs import FrameIn, format_ts
+from tablesvc.core.table import Player, TableCore, TableSettings
+from tablesvc.journal import Journal
+from tablesvc.outbox import Outbox
+from tablesvc.service import messages_of
+
+BATCH = 2000
+
+
+def _core(deck: dict[str, str]) -> TableCore:
+    settings = TableSettings(venue="bench", table="t01", devices={
+        "shoe": "shoe", "cards": "cards", "chips": "chips", "console": "console"})
+    players = [Player(s, f"P{s}", 100_000) for s in range(1, 11)]
+    return TableCore(settings, DeckRegistry({"B-1": deck}), {}, players)
+
+
+def _inputs(n: int) -> list[FrameIn]:
+    deck = bench_deck()
+    t0 = 1_796_000_000_000
+    out = []
+    for i, (dev, raw, _key) in enumerate(itertools.islice(Stream(deck).hands(), n)):
+        ms = t0 + i  # 1,000 frames a second of input time
+        out.append(FrameIn(format_ts(ms), ms, dev, raw.decode().rstrip("\r\n")))
+    return out
+
+
+def run(frames: int) -> None:
+    inputs = _inputs(frames)
+    deck = bench_deck()
+
+    core = _core(deck)
+    t = time.perf_counter()
+    events = 0
+    for inp in inputs:
+        events += len(core.apply(inp).events)
+    core_s = time.perf_counter() - t
+    print(f"throughput core only (parse -> core -> events): {frames / core_s:,.0f} frames/s, "
+          f"{events / core_s:,.0f} events/s ({events} events from {frames} frames)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        core = _core(deck)
+        outbox = Outbox(Path(tmp) / "outbox.sqlite")
+        journal = Journal(Path(tmp) / "journal.jsonl")
+        t = time.perf_counter()
+        for i in range(0, len(inputs), BATCH):
+            batch = inputs[i:i + BATCH]
+            for inp in batch:
+                journal.append(inp)
+            journal.commit()
+            msgs = []
+            for inp in batch:
+                out = core.apply(inp)
+                if out.events:
+                    msgs.extend(messages_of(out.events, inp.ms, 0))
+            outbox.add(msgs)
+        full_s = time.perf_counter() - t
+        journal.close()
+        outbox.close()
+    print(f"throughput full pipeline (journal + parse + core + events + outbox, batches of "
+          f"{BATCH}, fsync per batch): {frames / full_s:,.0f} frames/s")

@@ -48,6 +48,11 @@ class Mosquitto:
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
             f"max_queued_messages 100000\n{extra_conf}"
         )
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            # started as root, mosquitto switches to its own user, which could not write a
+            # persistence file into our folder
+            with self.conf.open("a") as f:
+                f.write("user root\n")
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Literal
+from typing import Literal, TextIO
 
 import structlog
 from structlog.typing import Processor
@@ -16,9 +16,10 @@ from structlog.typing import Processor
 Mode = Literal["auto", "json", "console"]
 
 
-def configure(mode: Mode = "auto", level: str = "info") -> None:
+def configure(mode: Mode = "auto", level: str = "info", file: TextIO | None = None) -> None:
+    out = file or sys.stderr
     if mode == "auto":
-        mode = "console" if sys.stderr.isatty() else "json"
+        mode = "console" if out.isatty() else "json"
     processors: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -27,12 +28,12 @@ def configure(mode: Mode = "auto", level: str = "info") -> None:
     if mode == "json":
         processors += [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
     else:
-        processors.append(structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()))
+        processors.append(structlog.dev.ConsoleRenderer(colors=out.isatty()))
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(out),
         cache_logger_on_first_use=False,
     )

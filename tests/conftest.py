@@ -42,18 +42,30 @@ class Subscriber:
 
     port: int
     topic: str
+    persistent: bool = False
     messages: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.connected = threading.Event()
+        # a persistent session keeps our subscription and queues messages across a broker
+        # restart, like a real consumer that must not miss events
         c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
-                        protocol=mqtt.MQTTv5)
+                        protocol=mqtt.MQTTv5,
+                        client_id=f"test-sub-{id(self)}" if self.persistent else "")
         c.on_connect = self._on_connect
         c.on_message = self._on_message
         c.reconnect_delay_set(0.2, 1)
         self.client = c
-        c.connect_async("127.0.0.1", self.port)
+        if self.persistent:
+            from paho.mqtt.packettypes import PacketTypes
+            from paho.mqtt.properties import Properties
+
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = 3600
+            c.connect_async("127.0.0.1", self.port, clean_start=False, properties=props)
+        else:
+            c.connect_async("127.0.0.1", self.port)
         c.loop_start()
         wait_until(self.connected.is_set, 10, "subscriber to connect")
 
@@ -69,15 +81,16 @@ class Subscriber:
         with self.lock:
             self.messages.append(Received(msg.topic, payload, bool(msg.retain)))
 
-    def on(self, suffix: str) -> list[Any]:
+    def on(self, sub: str) -> list[Any]:
+        """Payloads of one topic below the table prefix, e.g. "events" or "secure/events"."""
         with self.lock:
-            return [m.payload for m in self.messages if m.topic.endswith(suffix)]
+            return [m.payload for m in self.messages if m.topic.split("/", 4)[-1] == sub]
 
-    def events(self, suffix: str = "/events") -> list[dict[str, Any]]:
+    def events(self, sub: str = "events") -> list[dict[str, Any]]:
         """Events of one topic, de-duplicated by seq (what every consumer does)."""
         seen: dict[int, dict[str, Any]] = {}
         order: list[int] = []
-        for p in self.on(suffix):
+        for p in self.on(sub):
             if isinstance(p, dict) and p.get("seq") not in seen:
                 seen[p["seq"]] = p
                 order.append(p["seq"])

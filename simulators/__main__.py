@@ -1,0 +1,74 @@
+"""Run a virtual table until interrupted: ``python -m simulators [FOLDER] [options]``.
+
+Prints the device URLs and registry paths to put in the service's configuration, then deals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from simulators.table import HandRecord
+from simulators.virtual import VirtualTableRig
+
+
+def _parse_seats(text: str) -> dict[int, int]:
+    """``1=10000,3=5000`` -> {1: 10000, 3: 5000}."""
+    seats: dict[int, int] = {}
+    for part in text.split(","):
+        seat, _, stack = part.partition("=")
+        seats[int(seat)] = int(stack)
+    return seats
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simulators", description=__doc__)
+    ap.add_argument("folder", nargs="?", type=Path, help="work folder (default: a new temp dir)")
+    ap.add_argument("--tcp", action="store_true", help="serve devices over TCP, not ptys")
+    ap.add_argument("--decks", type=Path, help="deck registry folder to deal from")
+    ap.add_argument("--seats", type=_parse_seats, default=None, help="e.g. 1=10000,2=10000")
+    ap.add_argument("--blinds", default="50/100", help="small/big blind")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--pace", type=float, default=0.5, help="seconds between dealer actions")
+    ap.add_argument("--hands", type=int, help="stop after this many hands")
+    args = ap.parse_args(argv)
+    sb, _, bb = args.blinds.partition("/")
+    folder = args.folder or Path(tempfile.mkdtemp(prefix="virtual-table-"))
+
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    extra = {"seats": args.seats} if args.seats else {}
+    with VirtualTableRig(
+        folder,
+        tcp=args.tcp,
+        decks=args.decks,
+        small_blind=int(sb),
+        big_blind=int(bb),
+        seed=args.seed,
+        pace=args.pace,
+        **extra,
+    ) as rig:
+        for name, url in rig.device_urls().items():
+            print(f"[devices.{name}]\nurl = {url!r}")
+        print(f"[registry]\ndecks = {str(rig.decks_dir)!r}\nchips = {str(rig.chips_path)!r}")
+        sys.stdout.flush()
+
+        def report(hand: HandRecord) -> None:
+            won = ", ".join(f"S{s} +{a}" for s, a in hand.winners.items())
+            print(
+                f"hand {hand.number}: button S{hand.button}, board {' '.join(hand.board)}, "
+                f"pot {hand.pot} -> {won}",
+                flush=True,
+            )
+
+        rig.table.run(args.hands, stop, on_hand=report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,168 @@
+"""The table surface as the antennas see it: every physical change becomes frames.
+
+This is the one place that knows how a movement looks on the wire (DESIGN §3-§4): a card taken
+from the shoe is ``DRAW`` then ``ARR``; a card moved is ``DEP`` from where it lay then ``ARR``
+where it lands; a chip zone that changes reports its complete inventory. The dealer's procedure
+(``table.py``) only moves things; injecting dealer errors later means moving things wrongly,
+not writing frames by hand.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+
+from simulators.device import VirtualDevice
+
+MAX_ZONE_CHIPS = 48
+"""Most chips one zone may hold: an inventory of 16-digit UIDs must fit one 1024-byte frame
+(about 57 UIDs), and a dealer colours up well before that."""
+
+SEATS = range(1, 11)
+CHIP_ZONES: tuple[str, ...] = (*(f"B{s}" for s in SEATS), "POT")
+
+
+class Pacer:
+    """Time between physical actions, so that a watching person (or a timer) sees a real pace.
+
+    Waiting on an event, not sleeping, lets a stop request cut the pace at once: the hand then
+    finishes at full speed and leaves the table clean. ``hold`` makes the dealer wait before
+    the next physical action (while the devices keep sending heartbeats and inventories), so
+    a test can do something to the service at a known point of the hand; a stop overrides it.
+    """
+
+    def __init__(self, pace: float, stop: threading.Event | None = None) -> None:
+        if pace < 0:
+            raise ValueError("pace cannot be negative")
+        self.pace = pace
+        self.stop = stop or threading.Event()
+        self._go = threading.Event()
+        self._go.set()
+        self._waiting = False
+
+    def hold(self) -> None:
+        self._go.clear()
+
+    def release(self) -> None:
+        self._go.set()
+
+    @property
+    def waiting(self) -> bool:
+        """True while the dealer stands still at a hold."""
+        return self._waiting
+
+    def step(self) -> None:
+        """Wait out the pace, then any hold; a hold placed during the pace applies at once."""
+        deadline = time.monotonic() + self.pace
+        while not self.stop.is_set():
+            if not self._go.is_set():
+                self._waiting = True
+                try:
+                    while not self._go.is_set() and not self.stop.is_set():
+                        self._go.wait(0.05)
+                finally:
+                    self._waiting = False
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self.stop.wait(min(left, 0.05))
+
+
+class Felt:
+    """Where every card and every chip lies, and the devices that report it."""
+
+    def __init__(
+        self,
+        devices: Mapping[str, VirtualDevice],
+        pacer: Pacer,
+        chip_zones: Sequence[str] = CHIP_ZONES,
+    ) -> None:
+        missing = {"cards", "chips", "console"} - set(devices)
+        if missing:
+            raise ValueError(f"a table needs the devices {sorted(missing)}")
+        self._shoe = devices.get("shoe")  # a shoe is optional (DESIGN §3, step 4)
+        self._cards = devices["cards"]
+        self._chips = devices["chips"]
+        self._console = devices["console"]
+        self.pacer = pacer
+        self._lock = threading.RLock()
+        self._card_zone: dict[str, str] = {}
+        self._chip_zone: dict[str, list[str]] = {z: [] for z in chip_zones}
+
+    # cards -----------------------------------------------------------------------------------
+
+    def deal(self, uid: str, zone: str, face: str = "D") -> None:
+        """Take the top card of the shoe and put it in ``zone``."""
+        self.pacer.step()
+        with self._lock:
+            if uid in self._card_zone:
+                raise ValueError(f"card {uid} is already out, in {self._card_zone[uid]}")
+            if self._shoe is not None:
+                self._shoe.send("DRAW", uid, face)
+            self._cards.send("ARR", zone, uid)
+            self._card_zone[uid] = zone
+
+    def move_card(self, uid: str, zone: str) -> None:
+        self.pacer.step()
+        with self._lock:
+            self._move_locked(uid, zone)
+
+    def move_cards(self, uids: Iterable[str], zone: str) -> None:
+        """Several cards in one motion (a folded hand thrown in, a board swept up)."""
+        self.pacer.step()
+        with self._lock:
+            for uid in uids:
+                self._move_locked(uid, zone)
+
+    def _move_locked(self, uid: str, zone: str) -> None:
+        src = self._card_zone[uid]
+        if src == zone:
+            return
+        self._cards.send("DEP", src, uid)
+        self._cards.send("ARR", zone, uid)
+        self._card_zone[uid] = zone
+
+    def cards_in(self, zone: str) -> list[str]:
+        with self._lock:
+            return [u for u, z in self._card_zone.items() if z == zone]
+
+    def card_zones(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._card_zone)
+
+    def return_cards_to_shoe(self) -> None:
+        """The collected deck goes back for the shuffle; the antennas no longer see it."""
+        with self._lock:
+            stray = {u: z for u, z in self._card_zone.items() if z != "MUCK"}
+            if stray:
+                raise RuntimeError(f"cards not collected: {stray}")
+            self._card_zone.clear()
+
+    # chips -----------------------------------------------------------------------------------
+
+    def set_chips(self, zone: str, uids: Sequence[str]) -> None:
+        """A zone's chips changed: report its complete inventory."""
+        if len(uids) > MAX_ZONE_CHIPS:
+            raise ValueError(f"{len(uids)} chips in {zone}; colour up first")
+        self.pacer.step()
+        with self._lock:
+            self._chip_zone[zone] = list(uids)
+            self._chips.send("CHIPS", zone, " ".join(uids))
+
+    def chips(self, zone: str) -> list[str]:
+        with self._lock:
+            return list(self._chip_zone.get(zone, []))
+
+    def refresh_chips(self) -> None:
+        """Repeat every inventory: a reader sends each zone at least every 2 s (DESIGN §4)."""
+        with self._lock:
+            for zone, uids in self._chip_zone.items():
+                self._chips.send("CHIPS", zone, " ".join(uids))
+
+    # console ---------------------------------------------------------------------------------
+
+    def press(self, name: str, *args: str) -> None:
+        self.pacer.step()
+        self._console.send("BTN", name, *args)

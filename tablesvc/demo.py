@@ -1,0 +1,157 @@
+"""``make demo``: a simulated table, the real service and a live event stream, in one command.
+
+Everything is real except the hardware and the broker: virtual devices speak TSP/1 on pty
+pairs, the service opens those device paths exactly as it would open /dev/ttyUSB0, publishes
+through an embedded MQTT broker (amqtt, MQTT 3.1.1, demo only), and a subscriber prints every
+event as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from rich.console import Console
+
+from simulators.virtual import VirtualTableRig
+from tablesvc.config import load_config
+from tablesvc.embedded_broker import EmbeddedBroker
+from tablesvc.localbroker import free_port
+from tablesvc.logs import configure
+from tablesvc.render import render
+from tablesvc.service import Service
+
+PLAYERS = {1: "Alice", 2: "Bob", 3: "Carol", 4: "Dave", 5: "Erin", 6: "Frank"}
+
+
+def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int, variant: str) -> Path:
+    devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in rig.device_urls().items())
+    players = "".join(f'[[players]]\nseat = {s}\nname = "{n}"\nstack = {stack}\n'
+                      for s, n in PLAYERS.items())
+    path = work / "table.toml"
+    path.write_text(
+        f'[table]\nvenue = "demo"\nid = "t01"\nseats = 10\n\n'
+        f'[game]\nvariant = "{variant}"\nsmall_blind = 50\nbig_blind = 100\n\n'
+        f"{devices}\n"
+        f'[registry]\ndecks = "{rig.decks_dir}"\nchips = "{rig.chips_path}"\n\n{players}\n'
+        f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\nprotocol = "auto"\n\n'
+        f'[storage]\ndir = "{work / "store"}"\n'
+    )
+    return path
+
+
+class Watcher:
+    """The demo's subscriber: prints public and secure events, one line each."""
+
+    def __init__(self, port: int, console: Console) -> None:
+        self.console = console
+        self.online = threading.Event()
+        self.hands_ended = 0
+        self.last_seq = 0
+        self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
+                                  protocol=mqtt.MQTTv311, client_id="demo-watcher")
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def _on_connect(self, client: mqtt.Client, *args: Any) -> None:
+        client.subscribe([("tablesvc/v1/demo/t01/events", 1),
+                          ("tablesvc/v1/demo/t01/secure/events", 1),
+                          ("tablesvc/v1/demo/t01/status", 1)])
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        payload = json.loads(msg.payload)
+        if msg.topic.endswith("/status"):
+            if payload.get("state") == "online":
+                self.online.set()
+            return
+        self.console.print(render(payload, secure="/secure/" in msg.topic))
+        if payload.get("type") == "hand_ended":
+            self.hands_ended += 1
+        self.last_seq = max(self.last_seq, int(payload.get("seq", 0)))
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="make demo", description=__doc__)
+    p.add_argument("--hands", type=int, default=None, help="deal this many hands, then exit")
+    p.add_argument("--seed", type=int, default=None, help="shuffle seed (default: random)")
+    p.add_argument("--pace", type=float, default=0.25, help="seconds between dealer actions")
+    p.add_argument("--stack", type=int, default=10_000)
+    p.add_argument("--variant", choices=["holdem"], default="holdem")
+    p.add_argument("--keep", action="store_true", help="keep the work folder (journal, logs)")
+    args = p.parse_args(argv)
+
+    console = Console(highlight=False)
+    work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
+    configure("json", "info", file=(work / "service.log").open("a"))
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    port = free_port()
+    broker = EmbeddedBroker(port)
+    broker.start()
+    rig = VirtualTableRig(work / "sim", seats=dict.fromkeys(PLAYERS, args.stack),
+                          seed=args.seed, pace=args.pace, chips=work / "chips.json")
+    cfg_path = write_config(work, rig, port, args.stack, args.variant)
+    service = Service(load_config(cfg_path), cfg_path)
+    worker = threading.Thread(target=service.run, name="service", daemon=True)
+    watcher = Watcher(port, console)
+    console.print(f"[bold]tablesvc demo[/bold]: virtual table on ptys {rig.device_urls()}")
+    console.print(f"broker 127.0.0.1:{port} (embedded) · journal and logs in {work}\n")
+    code = 0
+    try:
+        worker.start()
+        if not watcher.online.wait(20) or not service.ready.wait(5):
+            console.print("[red]the service did not come online; see the log in "
+                          f"{work}[/red]")
+            return 1
+        time.sleep(1.0)  # the ports open and the devices say HELLO
+        dealer = rig.start(args.hands)
+        while dealer.is_alive() and not stop.is_set():
+            dealer.join(0.2)
+        if stop.is_set():
+            rig.stop()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not stop.is_set():
+            if args.hands is not None and watcher.hands_ended >= args.hands:
+                break
+            time.sleep(0.1)
+    finally:
+        rig.close()
+        service.stop()
+        worker.join(10)
+        watcher.close()
+        broker.stop()
+        if args.keep:
+            console.print(f"\nwork folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.hands is not None and watcher.hands_ended < args.hands and not stop.is_set():
+        console.print(f"[red]only {watcher.hands_ended} of {args.hands} hands seen[/red]")
+        code = 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""One readable line per event, for the demo and ``tablesvc watch``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+STYLE = {
+    "hand_started": "bold cyan", "hand_ended": "bold cyan", "board": "bold green",
+    "burn": "green", "card_dealt": "white", "hole_cards": "magenta", "action": "yellow",
+    "alert": "bold red", "alert_detail": "red", "device_status": "blue",
+    "service_started": "bold blue", "showdown": "bold yellow", "pot_awarded": "bold yellow",
+}
+
+
+def _seats(seats: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{s['seat']}:{s['name']} {s['stack']}" for s in seats)
+
+
+def describe(e: dict[str, Any]) -> str:
+    t = e.get("type")
+    if t == "hand_started":
+        return (f"button {e['button']}, blinds {e['small_blind']}/{e['big_blind']} "
+                f"(SB {e['small_blind_seat']}, BB {e['big_blind_seat']}) · {_seats(e['seats'])}")
+    if t == "card_dealt":
+        face = f" face UP {e['card']}" if e.get("face_up") else ""
+        return f"seat {e['seat']} card {e['n']} (#{e['index']}){face}"
+    if t == "hole_cards":
+        return f"seat {e['seat']} holds {' '.join(e['cards'])}"
+    if t == "burn":
+        return f"burn before the {e['before']} (#{e['index']})"
+    if t == "board":
+        return f"{e['street']}: {' '.join(e['cards'])}   board {' '.join(e['board'])}"
+    if t == "action":
+        amount = f" {e['amount']}" if e.get("amount") else ""
+        return f"seat {e['seat']} {e['action']}{amount} · stack {e['stack']} · pot {e['pot']}"
+    if t == "hand_ended":
+        return f"{e['reason']} · {_seats(e['stacks'])}"
+    if t == "alert":
+        seat = f" seat {e['seat']}" if e.get("seat") else ""
+        return f"{e['severity'].upper()} {e['name']} [{e['rule']}]{seat}: {e['message']}"
+    if t == "alert_detail":
+        return f"evidence for {e['id']}: {' '.join(e.get('cards', []))} {e.get('evidence', {})}"
+    if t == "device_status":
+        c = e["counters"]
+        return (f"{e['device']} {e['state']} {e.get('model') or ''} {e.get('firmware') or ''} "
+                f"· ok {c['ok']} bad {c['bad']} lost {c['lost']}")
+    if t == "service_started":
+        return f"version {e['version']}, boot {e['boot']}"
+    keys = {k: v for k, v in e.items() if k not in ("v", "venue", "table", "seq", "prev_seq",
+                                                    "ts", "hand", "type")}
+    return str(keys)
+
+
+def render(e: dict[str, Any], secure: bool = False) -> Text:
+    t = str(e.get("type", "?"))
+    hand = f"h{e['hand']}" if e.get("hand") is not None else "  -"
+    line = Text()
+    line.append(f"{e.get('ts', '')[11:23]} ", style="dim")
+    line.append(f"#{e.get('seq', 0):<5}", style="dim")
+    line.append(f"{hand:>5} ", style="dim")
+    line.append(f"{'[secure] ' if secure else ''}{t:<15}", style=STYLE.get(t, "white"))
+    line.append(describe(e))
+    return line

@@ -1,0 +1,232 @@
+"""End to end: virtual devices on ptys -> ``tablesvc run`` -> mosquitto -> a paho subscriber.
+
+Every part is the real one a venue runs, except the hardware: the service is its own process
+opening pty device paths as it would open /dev/ttyUSB0, and the broker is mosquitto.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simulators.virtual import VirtualTableRig
+from tablesvc.localbroker import Mosquitto, wait_until
+from tests.conftest import ROOT, ServiceProcess, Subscriber
+
+pytestmark = pytest.mark.integration
+
+PREFIX = "tablesvc/v1/demo/t01"
+PLAYERS = {1: "Ann", 3: "Ben", 4: "Cy", 7: "Di"}
+
+
+def write_config(tmp: Path, rig: VirtualTableRig, port: int) -> Path:
+    devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in rig.device_urls().items())
+    players = "".join(f'[[players]]\nseat = {s}\nname = "{n}"\nstack = 5000\n'
+                      for s, n in PLAYERS.items())
+    cfg = tmp / "table.toml"
+    cfg.write_text(
+        f'[table]\nvenue = "demo"\nid = "t01"\n{devices}'
+        f'[registry]\ndecks = "{rig.decks_dir}"\nchips = "{rig.chips_path}"\n{players}'
+        f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{tmp / "store"}"\n')
+    return cfg
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[VirtualTableRig]:
+    r = VirtualTableRig(tmp_path / "sim", seats=dict.fromkeys(PLAYERS, 5000), seed=11,
+                        pace=0.01, chips=tmp_path / "chips.json")
+    yield r
+    r.close()
+
+
+def start_service(tmp_path: Path, rig: VirtualTableRig, broker: Mosquitto,
+                  service_factory: Callable[[Path], ServiceProcess],
+                  sub: Subscriber) -> tuple[Path, ServiceProcess]:
+    cfg = write_config(tmp_path, rig, broker.port)
+    svc = service_factory(cfg)
+    svc.start()
+    wait_until(lambda: all_devices_online(sub), 20, "all four devices online")
+    return cfg, svc
+
+
+def all_devices_online(sub: Subscriber) -> bool:
+    state: dict[str, str] = {}
+    for e in sub.events():
+        if e["type"] == "device_status":
+            state[e["device"]] = e["state"]
+    return len(state) == 4 and set(state.values()) == {"online"}
+
+
+def hands_ended(sub: Subscriber) -> int:
+    return sum(1 for e in sub.events() if e["type"] == "hand_ended")
+
+
+def replay(cfg: Path) -> list[dict[str, Any]]:
+    out = subprocess.run([sys.executable, "-m", "tablesvc.cli", "replay",
+                          str(cfg.parent / "store" / "journal.jsonl"), "--config", str(cfg)],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def assert_contiguous(events: list[dict[str, Any]]) -> None:
+    """In seq order, and no event of the feed missing: prev_seq chains them."""
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs)
+    for prev, cur in zip(events, events[1:], strict=False):
+        assert cur["prev_seq"] == prev["seq"], f"gap before seq {cur['seq']}"
+
+
+def test_full_hand_reaches_subscriber_in_order_with_hole_cards_only_on_secure(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    sub = subscriber_factory(f"{PREFIX}/#")
+    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    record = rig.table.play_hand()
+    wait_until(lambda: hands_ended(sub) == 1, 20, "hand_ended")
+    assert svc.stop() == 0
+
+    public = sub.events("events")
+    secure = sub.events("secure/events")
+    assert_contiguous(public)
+    assert_contiguous(secure)
+    hand = [e for e in public if e["hand"] == 1]
+    types = [e["type"] for e in hand]
+    assert types[0] == "hand_started" and types[-1] == "hand_ended"
+    started = hand[0]
+    assert started["button"] == record.button
+    assert [s["seat"] for s in started["seats"]] == [s for s in record.seats]
+    dealt = [e for e in hand if e["type"] == "card_dealt"]
+    assert len(dealt) == 2 * len(PLAYERS)
+    assert [e["seat"] for e in dealt] == list(record.seats) * 2
+    holes = {e["seat"]: e["cards"] for e in secure if e["type"] == "hole_cards"}
+    assert holes == {s: list(c) for s, c in record.hole_cards.items()}
+    boards = [e for e in hand if e["type"] == "board"]
+    if record.board:
+        assert boards[-1]["board"] == list(record.board)
+    assert hand[-1]["reason"] == ("showdown" if record.showdown else "uncontested")
+    # no hole card anywhere outside secure/: not in events, alerts, state or device topics
+    hole_cards = {c for cards in holes.values() for c in cards}
+    with sub.lock:
+        public_msgs = [m for m in sub.messages if "/secure/" not in m.topic]
+    for m in public_msgs:
+        text = json.dumps(m.payload)
+        leaked = [c for c in hole_cards if f'"{c}"' in text]
+        assert not leaked, f"hole card on public topic {m.topic}"
+    # and the journal replays to exactly what was published
+    replayed = replay(cfg)
+    assert [e for e in replayed if e["type"] not in ("hole_cards", "alert_detail")] == public
+    assert [e for e in replayed if e["type"] in ("hole_cards", "alert_detail")] == secure
+
+
+def test_broker_down_mid_hand_then_back_every_event_arrives_once_in_order(
+        tmp_path: Path, rig: VirtualTableRig,
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    store = tmp_path / "broker"
+    store.mkdir()
+    broker = Mosquitto(store, f"persistence true\npersistence_location {store}/\n")
+    broker.start()
+    sub = Subscriber(broker.port, f"{PREFIX}/#", persistent=True)
+    try:
+        cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+        dealer = rig.start(hands=2)
+        wait_until(lambda: any(e["type"] == "card_dealt" for e in sub.events()), 20,
+                   "the deal to begin")
+        broker.stop()
+        dealer.join(timeout=0.2 * 30)  # the table keeps dealing while the broker is down
+        broker.start()
+        dealer.join(timeout=60)
+        try:
+            wait_until(lambda: hands_ended(sub) == 2, 30, "both hands to arrive")
+        except AssertionError:
+            print(svc.logs()[-4000:])
+            print(len(sub.messages), hands_ended(sub), [e["seq"] for e in sub.events()][-5:])
+            raise
+        svc.stop()
+        public = sub.events("events")
+        assert_contiguous(public)
+        replayed = [e for e in replay(cfg) if e["type"] not in ("hole_cards", "alert_detail")]
+        assert public == replayed
+        assert not [e for e in public if e["type"] == "alert"]
+    finally:
+        sub.close()
+        broker.stop()
+
+
+def test_sigkill_mid_hand_and_restart_loses_and_doubles_nothing_and_tracking_continues(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    sub = subscriber_factory(f"{PREFIX}/#")
+    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    rig.table.pause()
+    dealer = rig.start(hands=1)
+    rig.table.resume()
+    wait_until(lambda: sum(e["type"] == "card_dealt" for e in sub.events()) >= 3, 20,
+               "three cards dealt")
+    rig.table.pause()  # the dealer waits while the box reboots
+    last = max(e["seq"] for e in sub.events())
+    wait_until(lambda: max(e["seq"] for e in sub.events()) == last, 5, "quiet")
+    svc.kill()
+    svc2 = ServiceProcess(cfg)
+    svc2.start()
+    try:
+        wait_until(lambda: sum(e["type"] == "service_started" for e in sub.events()) == 2, 20,
+                   "the restarted service")
+        wait_until(lambda: all_devices_online(sub), 20, "devices online again")
+        rig.table.resume()
+        dealer.join(timeout=60)
+        wait_until(lambda: hands_ended(sub) == 1, 20, "the hand to end")
+        svc2.stop()
+    finally:
+        if svc2.proc and svc2.proc.poll() is None:
+            svc2.proc.kill()
+    public = sub.events("events")
+    assert_contiguous(public)
+    with sub.lock:
+        raw = [m.payload["seq"] for m in sub.messages if m.topic.endswith("/events")]
+    assert len(raw) >= len(public)  # duplicates may be re-sent; by seq each is once
+    hand = [e for e in public if e["hand"] == 1]
+    assert [e["type"] for e in hand].count("hand_started") == 1
+    assert sum(e["type"] == "card_dealt" for e in hand) == 2 * len(PLAYERS)
+    assert not [e for e in hand if e["type"] == "alert"], "tracking lost its place"
+    replayed = [e for e in replay(cfg) if e["type"] not in ("hole_cards", "alert_detail")]
+    assert public == replayed
+
+
+def test_unplugged_device_goes_offline_then_online_after_replug_and_hand_continues(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    sub = subscriber_factory(f"{PREFIX}/#")
+    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+
+    def cards_states() -> list[str]:
+        return [e["state"] for e in sub.events() if e["type"] == "device_status"
+                and e["device"] == "cards"]
+
+    rig.table.pause()
+    dealer = rig.start(hands=1)
+    rig.table.resume()
+    wait_until(lambda: sum(e["type"] == "card_dealt" for e in sub.events()) >= 2, 20,
+               "two cards dealt")
+    rig.table.pause()
+    rig.unplug("cards")
+    wait_until(lambda: cards_states()[-1] == "offline", 10, "cards offline")
+    rig.replug("cards")
+    wait_until(lambda: cards_states()[-1] == "online", 20, "cards online again")
+    retained = [m for m in sub.messages if m.topic == f"{PREFIX}/devices/cards"]
+    assert retained and retained[-1].payload["state"] == "online"
+    rig.table.resume()
+    dealer.join(timeout=60)
+    wait_until(lambda: hands_ended(sub) == 1, 20, "the hand to end")
+    svc.stop()
+    hand = [e for e in sub.events() if e["hand"] == 1]
+    assert sum(e["type"] == "card_dealt" for e in hand) == 2 * len(PLAYERS)
+    assert not [e for e in hand if e["type"] == "alert"]

@@ -29,6 +29,15 @@ def configure(mode: Mode = "auto", level: str = "info", file: TextIO | None = No
         processors += [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
     else:
         processors.append(structlog.dev.ConsoleRenderer(colors=out.isatty()))
+    # the drivers log through the standard library; render their records the same way
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, processors[-1]],
+        foreign_pre_chain=[structlog.stdlib.add_logger_name, *processors[:-1]],
+    ))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.getLevelNamesMapping()[level.upper()])
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(

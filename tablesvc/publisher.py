@@ -27,6 +27,8 @@ from tablesvc.outbox import Outbox
 log = structlog.get_logger("tablesvc.publisher")
 
 ROUTES = ("events", "alerts", "secure/events")
+V5_ANSWER_TIMEOUT_MS = 3000
+"""With protocol "auto", a broker that does not answer a v5 CONNECT by then gets 3.1.1."""
 CommandHandler = Callable[[str, dict[str, Any]], None]
 RefusedHandler = Callable[[int, str], None]
 
@@ -67,6 +69,8 @@ class Publisher:
         self._connected = threading.Event()
         self._protocol = mqtt.MQTTv5 if cfg.protocol in ("5", "auto") else mqtt.MQTTv311
         self._v5_failures = 0
+        self._ever_connected = False
+        self._started_ms = 0
         self._thread: threading.Thread | None = None
         self.published = 0
         self.refused = 0
@@ -98,6 +102,7 @@ class Publisher:
         return c
 
     def start(self) -> None:
+        self._started_ms = now_ms()
         self._client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
         self._client.loop_start()
         self._thread = threading.Thread(target=self._run, name="publisher", daemon=True)
@@ -164,6 +169,7 @@ class Publisher:
                 self._v5_failures = 99
             return
         self._connected.set()
+        self._ever_connected = True
         log.info("connected to broker", host=self.cfg.host, port=self.cfg.port,
                  protocol="5" if self._protocol == mqtt.MQTTv5 else "3.1.1")
         client.subscribe(self.topic("cmd/+"), qos=1)
@@ -181,7 +187,7 @@ class Publisher:
         self._connected.clear()
         if self.cfg.protocol == "auto" and self._protocol == mqtt.MQTTv5 and not was:
             self._v5_failures += 1  # closed before CONNACK: maybe a 3.1.1-only broker
-        if was:
+        if was and not self._stop.is_set():
             log.warning("disconnected from broker", reason=str(rc))
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, rc: Any,
@@ -238,7 +244,11 @@ class Publisher:
     def _maybe_fallback(self) -> None:
         if self.cfg.protocol != "auto" or self._protocol != mqtt.MQTTv5:
             return
-        if self._v5_failures < 2 or self._connected.is_set():
+        if self._ever_connected or self._connected.is_set():
+            return
+        # some 3.1.1-only brokers answer a v5 CONNECT with a refusal, others never answer it
+        silent = now_ms() - self._started_ms > V5_ANSWER_TIMEOUT_MS
+        if self._v5_failures < 2 and not silent:
             return
         log.info("broker does not answer MQTT 5; falling back to 3.1.1")
         self._client.loop_stop()

@@ -111,7 +111,7 @@ def run(rate: int, seconds: float) -> None:
             except AssertionError:
                 print(f"only {len(lat)} of {len(sent)} events arrived; service log tail:")
                 print(sorted(set(sent) - got)[:20])
-                print("\n".join(x for x in (d / "service.log").read_text().splitlines() if "alert" not in x)[-3000:])
+                print((d / "service.log").read_text()[-3000:])
                 raise
         finally:
             proc.terminate()

@@ -7,6 +7,7 @@ mosquitto, which also enforces the ACLs that keep ``secure/#`` private.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from typing import Any
@@ -41,9 +42,7 @@ class EmbeddedBroker:
     def stop(self) -> None:
         if self._broker is not None:
             fut = asyncio.run_coroutine_threadsafe(self._broker.shutdown(), self._loop)
-            try:
+            with contextlib.suppress(Exception):  # the demo is exiting anyway
                 fut.result(timeout=5)
-            except Exception:  # the demo is exiting anyway
-                pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)

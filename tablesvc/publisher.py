@@ -9,6 +9,7 @@ checked, so a refused publish stays in the outbox for the next attempt instead o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import ssl
 import threading
@@ -128,10 +129,8 @@ class Publisher:
                                         json.dumps({"state": "offline", "version": self.version,
                                                     "boot": self.boot}), qos=1, retain=True)
             if info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS:
-                try:
+                with contextlib.suppress(RuntimeError, ValueError):
                     info.wait_for_publish(timeout=1.0)
-                except (RuntimeError, ValueError):
-                    pass
         self._client.disconnect()
         self._client.loop_stop()
 

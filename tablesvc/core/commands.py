@@ -5,10 +5,11 @@ controller's operator can fix it without reading logs.
 
 >>> parse_command("seat", {"seat": 3, "name": "Bob", "stack": 10000})
 SeatCmd(request_id=None, seat=3, name='Bob', stack=10000)
->>> parse_command("seat", {"seat": 0, "name": "Bob", "stack": -5})
-Traceback (most recent call last):
-...
-tablesvc.core.commands.CommandError: invalid seat command: seat: Input should be greater than or equal to 1; stack: Input should be greater than or equal to 0
+>>> try:
+...     parse_command("seat", {"seat": 0, "name": "Bob"})
+... except CommandError as err:
+...     print(err)
+invalid seat command: seat: Input should be greater than or equal to 1; stack: Field required
 """
 
 from __future__ import annotations

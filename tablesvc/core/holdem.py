@@ -1,4 +1,4 @@
-"""The card flow of one hold'em hand: the expected-movement queue of RULES.md §2.1–2.2.
+"""The card flow of one hold'em hand: the expected-movement queue of RULES.md §2.1-2.2.
 
 The hand knows which card should come next and where it should go; it is told what the
 sensors saw (a card out of the shoe, a card arriving in a zone, a fold) and answers with what

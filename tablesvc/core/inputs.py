@@ -15,8 +15,8 @@ Tick(ts='2026-11-29T21:00:00.123Z', ms=1795986000123)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 

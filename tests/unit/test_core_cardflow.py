@@ -69,7 +69,7 @@ def test_seq_is_strictly_increasing_and_prev_seq_chains_each_feed():
     events = run(core, inputs, everything=True)
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     for feed in ("public", "secure"):
-        chain = [e for e in events if e.FEED == feed]
+        chain = [e for e in events if feed == e.FEED]
         assert [e.prev_seq for e in chain] == [None] + [e.seq for e in chain[:-1]]
 
 
@@ -123,9 +123,9 @@ def test_face_up_card_is_public_only_because_it_was_seen():
     deck = make_deck()
     core = make_core(deck=deck)
     script = Script()
-    uid = list(deck)[0]
+    uid = next(iter(deck))
     events = run(core, [script.frame("console", "BTN", "NEWHAND"), *script.deal(uid, "S2", "U")])
-    dealt = [e for e in events if isinstance(e, ev.CardDealt)][0]
+    dealt = next(e for e in events if isinstance(e, ev.CardDealt))
     assert dealt.face_up and dealt.card == deck[uid]
 
 
@@ -138,7 +138,7 @@ def test_unknown_tag_raises_a_critical_foreign_card_alert_without_stopping():
     alerts = [e for e in events if isinstance(e, ev.Alert)]
     assert [(a.name, a.severity) for a in alerts] == [("deck_defective_foreign_card", "critical")]
     # the next real card is still the first of the deal
-    first = list(deck)[0]
+    first = next(iter(deck))
     dealt = [e for e in run(core, script.deal(first, "S2")) if isinstance(e, ev.CardDealt)]
     assert (dealt[0].seat, dealt[0].index) == (2, 1)
 
@@ -151,9 +151,9 @@ def test_card_of_another_enrolled_deck_is_a_foreign_card_and_hides_its_identity(
     core.decks = DeckRegistry({"RED-0001": deck, "BLUE-0001": blue})
     script = Script()
     events = run(core, [script.frame("console", "BTN", "NEWHAND"),
-                        *script.deal(list(deck)[0], "S2"), *script.deal(list(blue)[5], "S3")])
-    alert = [e for e in events if isinstance(e, ev.Alert)][0]
-    detail = [e for e in events if isinstance(e, ev.AlertDetail)][0]
+                        *script.deal(next(iter(deck)), "S2"), *script.deal(list(blue)[5], "S3")])
+    alert = next(e for e in events if isinstance(e, ev.Alert))
+    detail = next(e for e in events if isinstance(e, ev.AlertDetail))
     assert alert.name == "deck_defective_foreign_card" and "BLUE-0001" in alert.message
     assert blue[list(blue)[5]] not in alert.message
     assert detail.FEED == "secure" and detail.cards == [blue[list(blue)[5]]]
@@ -164,8 +164,8 @@ def test_wrong_seat_in_the_deal_raises_deal_order_error_naming_the_seat():
     core = make_core(deck=deck)
     script = Script()
     events = run(core, [script.frame("console", "BTN", "NEWHAND"),
-                        *script.deal(list(deck)[0], "S3")])
-    alert = [e for e in events if isinstance(e, ev.Alert)][0]
+                        *script.deal(next(iter(deck)), "S3")])
+    alert = next(e for e in events if isinstance(e, ev.Alert))
     assert (alert.name, alert.seat) == ("deal_order_error", 3)
     assert "seat 3" in alert.message and "s2" in alert.message.lower()
 

@@ -1,0 +1,44 @@
+"""Fixtures of the integration tests: a virtual table rig and a config pointing at it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from simulators.virtual import VirtualTableRig
+from tests.conftest import Subscriber
+
+PREFIX = "tablesvc/v1/demo/t01"
+PLAYERS = {1: "Ann", 3: "Ben", 4: "Cy", 7: "Di"}
+
+
+def write_config(tmp: Path, rig: VirtualTableRig, port: int) -> Path:
+    devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in rig.device_urls().items())
+    players = "".join(f'[[players]]\nseat = {s}\nname = "{n}"\nstack = 5000\n'
+                      for s, n in PLAYERS.items())
+    cfg = tmp / "table.toml"
+    cfg.write_text(
+        f'[table]\nvenue = "demo"\nid = "t01"\n{devices}'
+        f'[registry]\ndecks = "{rig.decks_dir}"\nchips = "{rig.chips_path}"\n{players}'
+        f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{tmp / "store"}"\n')
+    return cfg
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[VirtualTableRig]:
+    r = VirtualTableRig(tmp_path / "sim", seats=dict.fromkeys(PLAYERS, 5000), seed=11,
+                        pace=0.01, chips=tmp_path / "chips.json")
+    yield r
+    r.close()
+
+
+def all_devices_online(sub: Subscriber) -> bool:
+    state: dict[str, str] = {}
+    for e in sub.events():
+        if e["type"] == "device_status":
+            state[e["device"]] = e["state"]
+    return len(state) == 4 and set(state.values()) == {"online"}
+
+

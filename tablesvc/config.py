@@ -10,7 +10,14 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from drivers.devices import known_kinds
 from tablesvc.core.inputs import RESERVED_SOURCES
@@ -30,16 +37,27 @@ class GameSection(_Section):
     variant: Literal["holdem", "draw5"] = "holdem"
     limit: Literal["no-limit", "pot-limit", "fixed-limit"] = "no-limit"
     small_blind: int = Field(50, ge=0)
-    big_blind: int = Field(100, gt=0)
+    # validate_default: a small_blind above the default big blind is wrong too
+    big_blind: int = Field(100, validate_default=True,
+                           description="greater than 0 and not less than small_blind")
     ante: int = Field(0, ge=0)
     ante_mode: Literal["each", "big_blind"] = "each"
     bet_settle_ms: int = Field(1500, ge=0, le=60000)
 
-    @model_validator(mode="after")
-    def _blinds(self) -> GameSection:
-        if self.small_blind > self.big_blind:
-            raise ValueError("small_blind must not exceed big_blind")
-        return self
+    @field_validator("big_blind")
+    @classmethod
+    def _blinds(cls, big: int, info: ValidationInfo) -> int:
+        # Both rules in one field check: a model check would not run once any field failed,
+        # so a wrong big blind would hide the other half of the problem.
+        problems = []
+        if big <= 0:
+            problems.append("must be greater than 0")
+        small = info.data.get("small_blind")
+        if small is not None and small > big:
+            problems.append(f"small_blind ({small}) must not exceed big_blind ({big})")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return big
 
 
 class DeviceSection(_Section):
@@ -105,19 +123,23 @@ class Config(_Section):
             raise ValueError("; ".join(problems))
         return devices
 
-    @model_validator(mode="after")
-    def _players(self) -> Config:
-        seats = [p.seat for p in self.players]
+    @field_validator("players")
+    @classmethod
+    def _players(cls, players: list[PlayerSection], info: ValidationInfo) -> list[PlayerSection]:
+        # A field check, not a model check: it must still run when another section is wrong.
+        seats = [p.seat for p in players]
         dup = sorted({s for s in seats if seats.count(s) > 1})
         problems = []
         if dup:
             problems.append(f"seat(s) {dup} given to more than one player")
-        over = sorted(s for s in seats if s > self.table.seats)
-        if over:
-            problems.append(f"seat(s) {over} exceed table.seats = {self.table.seats}")
+        table = info.data.get("table")  # absent when [table] itself is wrong
+        if table is not None:
+            over = sorted(s for s in seats if s > table.seats)
+            if over:
+                problems.append(f"seat(s) {over} exceed table.seats = {table.seats}")
         if problems:
-            raise ValueError("players: " + "; ".join(problems))
-        return self
+            raise ValueError("; ".join(problems))
+        return players
 
     def device_kinds(self) -> dict[str, str]:
         return {name: d.kind or name for name, d in self.devices.items()}
@@ -159,6 +181,13 @@ def validate_config(raw: dict[str, object], path: Path) -> Config:
                 msg = "unknown key (check the spelling)"
             problems.append(f"{key}: {msg}")
         raise ConfigError(path, problems) from None
+
+
+def device_url(base: Path, url: str) -> str:
+    """A device URL; a relative plain path is relative to the config file, like every path."""
+    if "://" in url or Path(url).is_absolute():
+        return url
+    return str(base.parent / url)
 
 
 def resolve(base: Path, value: str) -> Path:

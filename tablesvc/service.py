@@ -22,7 +22,7 @@ import structlog
 from drivers.transport import SerialTransport
 from tablesvc import __version__
 from tablesvc.clock import frame_in, now_ms, stamp
-from tablesvc.config import Config, resolve
+from tablesvc.config import Config, device_url, resolve
 from tablesvc.core import events as ev
 from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
@@ -141,7 +141,7 @@ class Service:
         self.inputs.put(ServiceStart(ts, ms, __version__))
         self.publisher.start()
         for name, dev in self.cfg.devices.items():
-            t = SerialTransport(name, dev.url, baudrate=dev.baudrate,
+            t = SerialTransport(name, device_url(self.cfg_path, dev.url), baudrate=dev.baudrate,
                                 on_chunk=self._on_chunk, on_port=self._on_port)
             self.transports.append(t)
             t.start()

@@ -20,7 +20,7 @@ DEFAULT_SEATS = {s: 10_000 for s in range(1, 7)}
 
 
 def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
-    folder = Path(args.dir) if args.dir else resolve(cfg_path, cfg.storage.dir) / "sim"
+    folder = (Path(args.dir) if args.dir else resolve(cfg_path, cfg.storage.dir) / "sim").resolve()
     seats = {p.seat: p.stack for p in cfg.players} or DEFAULT_SEATS
     stop = threading.Event()
 

@@ -6,6 +6,7 @@ with a wrong card in it would make the tracker call every hand with that card wr
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,8 @@ class EnrollError(Exception):
 
 def enroll_deck(url: str, baudrate: int, deck_id: str, folder: Path, *, timeout_s: float = 300,
                 progress: Callable[[int], None] | None = None) -> Path:
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", deck_id):
+        raise EnrollError(f"deck id {deck_id!r} must be 1-32 letters, digits, '-' or '_'")
     target = folder / f"{deck_id}.json"
     if target.exists():
         raise EnrollError(f"deck {deck_id} is already enrolled ({target})")

@@ -131,9 +131,14 @@ def input_from_record(rec: dict[str, Any]) -> Input:
             raise ValueError("cmd record needs a string 'cmd' and an object 'body'")
         return Command(ts, ms, rec["cmd"], body)
     if src == "service":
-        return ServiceStart(ts, ms, str(rec.get("start", {}).get("version", "")))
+        start = rec.get("start", {})
+        if not isinstance(start, dict):
+            raise ValueError("service record needs an object 'start'")
+        return ServiceStart(ts, ms, str(start.get("version", "")))
     if src == "publisher":
         ref = rec.get("refused", {})
+        if not isinstance(ref, dict):
+            raise ValueError("publisher record needs an object 'refused'")
         return PublishRefused(ts, ms, int(ref.get("seq", 0)), str(ref.get("reason", "")))
     if "frame" in rec:
         return FrameIn(ts, ms, src, str(rec["frame"]))

@@ -84,3 +84,26 @@ def test_garbage_bad_crc_and_overlong_frames_are_counted_and_the_hand_still_trac
     assert svc.stop() == 0
     log = svc.logs()
     assert "frame dropped" in log
+
+
+def test_replay_command_fills_a_consumers_gap_with_public_events_only(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    sub = subscriber_factory(f"{PREFIX}/#")
+    svc = service_factory(write_config(tmp_path, rig, broker.port))
+    svc.start()
+    wait_until(lambda: all_devices_online(sub), 20, "devices online")
+    rig.table.play_hand()
+    wait_until(lambda: any(e["type"] == "hand_ended" for e in sub.events()), 20, "hand_ended")
+    last = max(e["seq"] for e in sub.events())
+    sub.publish(f"{PREFIX}/cmd/replay", {"request_id": "gap", "from_seq": 1, "to_seq": last})
+    sub.publish(f"{PREFIX}/cmd/replay", {"request_id": "bad", "from_seq": 9, "to_seq": 2})
+    wait_until(lambda: len(sub.on("cmd/replay/reply")) == 2, 10, "two replies")
+    replies = {r["request_id"]: r for r in sub.on("cmd/replay/reply")}
+    assert replies["bad"]["ok"] is False
+    data = replies["gap"]["data"]
+    assert replies["gap"]["ok"] is True and data["truncated"] is False
+    assert data["events"] == sub.events("events")
+    assert not [e for e in data["events"] if e["type"] in ("hole_cards", "alert_detail")]
+    assert svc.stop() == 0

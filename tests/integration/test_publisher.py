@@ -1,0 +1,88 @@
+"""The publisher against real brokers: fallback to MQTT 3.1.1, broadcast delay, cmd/replay."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablesvc.config import MqttSection
+from tablesvc.embedded_broker import EmbeddedBroker
+from tablesvc.localbroker import Mosquitto, free_port, wait_until
+from tablesvc.outbox import Message, Outbox
+from tablesvc.publisher import Publisher
+from tests.conftest import Subscriber
+
+pytestmark = pytest.mark.integration
+
+
+def event(seq: int, etype: str = "card_dealt") -> str:
+    return json.dumps({"v": 1, "venue": "v", "table": "t", "seq": seq, "type": etype})
+
+
+def make_publisher(port: int, outbox: Outbox, protocol: str = "auto",
+                   commands: list[tuple[str, dict[str, Any]]] | None = None) -> Publisher:
+    got = commands if commands is not None else []
+    return Publisher(MqttSection(port=port, protocol=protocol), "tablesvc/v1/v/t", outbox,
+                     on_command=lambda name, body: got.append((name, body)),
+                     on_refused=lambda seq, reason: None, client_id="pub-test", version="t")
+
+
+def test_auto_protocol_falls_back_to_311_for_a_broker_without_mqtt5(tmp_path: Path) -> None:
+    port = free_port()
+    broker = EmbeddedBroker(port)
+    broker.start()
+    outbox = Outbox(tmp_path / "o.sqlite")
+    outbox.add([Message(1, "events", event(1), 0, 0)])
+    pub = make_publisher(port, outbox)
+    pub.start()
+    try:
+        wait_until(lambda: pub.connected, 20, "a connection over 3.1.1")
+        wait_until(lambda: outbox.unacked_count() == 0, 10, "the event acknowledged")
+    finally:
+        pub.stop()
+        broker.stop()
+
+
+def test_secure_events_wait_for_the_broadcast_delay_while_public_ones_do_not(
+        tmp_path: Path, broker: Mosquitto,
+        subscriber_factory: Callable[[str], Subscriber]) -> None:
+    sub = subscriber_factory("tablesvc/v1/v/t/#")
+    outbox = Outbox(tmp_path / "o.sqlite")
+    now = int(time.time() * 1000)
+    outbox.add([Message(1, "events", event(1), now, now),
+                Message(2, "secure/events", event(2, "hole_cards"), now + 1500, now),
+                Message(3, "events", event(3), now, now)])
+    pub = make_publisher(broker.port, outbox, "5")
+    pub.start()
+    try:
+        wait_until(lambda: len(sub.events("events")) == 2, 10, "public events")
+        assert sub.events("secure/events") == []  # still held back
+        wait_until(lambda: len(sub.events("secure/events")) == 1, 10, "the delayed event")
+        assert time.time() * 1000 >= now + 1500
+    finally:
+        pub.stop()
+
+
+def test_commands_reach_the_handler_and_invalid_json_is_answered_with_an_error(
+        tmp_path: Path, broker: Mosquitto,
+        subscriber_factory: Callable[[str], Subscriber]) -> None:
+    sub = subscriber_factory("tablesvc/v1/v/t/#")
+    got: list[tuple[str, dict[str, Any]]] = []
+    pub = make_publisher(broker.port, Outbox(tmp_path / "o.sqlite"), "5", got)
+    pub.start()
+    try:
+        wait_until(lambda: pub.connected, 10, "connection")
+        time.sleep(0.2)  # the command subscription is in place
+        sub.publish("tablesvc/v1/v/t/cmd/seat", {"request_id": 7, "seat": 2})
+        sub.client.publish("tablesvc/v1/v/t/cmd/seat", b"[1, 2]", qos=1)
+        wait_until(lambda: got and sub.on("cmd/seat/reply"), 10, "handler call and reply")
+        assert got == [("seat", {"request_id": 7, "seat": 2})]
+        reply = sub.on("cmd/seat/reply")[0]
+        assert reply["ok"] is False and "JSON object" in reply["error"]
+    finally:
+        pub.stop()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from simulators.virtual import VirtualTableRig
-from tests.conftest import Subscriber
+from tablesvc.localbroker import Mosquitto, wait_until
+from tests.conftest import ServiceProcess, Subscriber
 
 PREFIX = "tablesvc/v1/demo/t01"
 PLAYERS = {1: "Ann", 3: "Ben", 4: "Cy", 7: "Di"}
@@ -42,3 +43,11 @@ def all_devices_online(sub: Subscriber) -> bool:
     return len(state) == 4 and set(state.values()) == {"online"}
 
 
+def start_service(tmp_path: Path, rig: VirtualTableRig, broker: Mosquitto,
+                  service_factory: Callable[[Path], ServiceProcess],
+                  sub: Subscriber) -> tuple[Path, ServiceProcess]:
+    cfg = write_config(tmp_path, rig, broker.port)
+    svc = service_factory(cfg)
+    svc.start()
+    wait_until(lambda: all_devices_online(sub), 20, "all four devices online")
+    return cfg, svc

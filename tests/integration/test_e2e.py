@@ -19,19 +19,9 @@ import pytest
 from simulators.virtual import VirtualTableRig
 from tablesvc.localbroker import Mosquitto, wait_until
 from tests.conftest import ROOT, ServiceProcess, Subscriber
-from tests.integration.conftest import PLAYERS, PREFIX, all_devices_online, write_config
+from tests.integration.conftest import PLAYERS, PREFIX, all_devices_online, start_service
 
 pytestmark = pytest.mark.integration
-
-def start_service(tmp_path: Path, rig: VirtualTableRig, broker: Mosquitto,
-                  service_factory: Callable[[Path], ServiceProcess],
-                  sub: Subscriber) -> tuple[Path, ServiceProcess]:
-    cfg = write_config(tmp_path, rig, broker.port)
-    svc = service_factory(cfg)
-    svc.start()
-    wait_until(lambda: all_devices_online(sub), 20, "all four devices online")
-    return cfg, svc
-
 
 def hands_ended(sub: Subscriber) -> int:
     return sum(1 for e in sub.events() if e["type"] == "hand_ended")

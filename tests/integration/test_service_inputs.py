@@ -10,7 +10,7 @@ import pytest
 from simulators.virtual import VirtualTableRig
 from tablesvc.localbroker import Mosquitto, wait_until
 from tests.conftest import ServiceProcess, Subscriber
-from tests.integration.conftest import PREFIX, all_devices_online, write_config
+from tests.integration.conftest import PREFIX, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -20,9 +20,7 @@ def test_seat_command_is_answered_on_its_reply_topic_and_bad_ones_say_why(
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    svc = service_factory(write_config(tmp_path, rig, broker.port))
-    svc.start()
-    wait_until(lambda: all_devices_online(sub), 20, "devices online")
+    _, svc = start_service(tmp_path, rig, broker, service_factory, sub)
 
     sub.publish(f"{PREFIX}/cmd/seat", {"request_id": "r1", "seat": 9, "name": "Zed",
                                        "stack": 2500})
@@ -60,9 +58,7 @@ def test_garbage_bad_crc_and_overlong_frames_are_counted_and_the_hand_still_trac
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    svc = service_factory(write_config(tmp_path, rig, broker.port))
-    svc.start()
-    wait_until(lambda: all_devices_online(sub), 20, "devices online")
+    _, svc = start_service(tmp_path, rig, broker, service_factory, sub)
     cards = rig.devices["cards"]
     cards.send_raw(b"\x00\xffnoise noise")
     cards.send_raw(b"$cards,77,ARR,S1,E004010000000000*0000\r\n")  # bad CRC
@@ -91,9 +87,7 @@ def test_replay_command_fills_a_consumers_gap_with_public_events_only(
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    svc = service_factory(write_config(tmp_path, rig, broker.port))
-    svc.start()
-    wait_until(lambda: all_devices_online(sub), 20, "devices online")
+    _, svc = start_service(tmp_path, rig, broker, service_factory, sub)
     rig.table.play_hand()
     wait_until(lambda: any(e["type"] == "hand_ended" for e in sub.events()), 20, "hand_ended")
     last = max(e["seq"] for e in sub.events())

@@ -1,4 +1,4 @@
-"""Where a virtual device's bytes go: a pseudo-terminal or a TCP server.
+"""Where a virtual device's bytes go: a pseudo-terminal, a TCP server, or a recorder in memory.
 
 A real device on a serial line never waits for its listener: bytes sent while nobody reads are
 simply lost. Both endpoints keep that property. ``write`` only puts bytes on a bounded queue that
@@ -477,3 +477,88 @@ class TcpEndpoint:
 
     def __repr__(self) -> str:
         return f"TcpEndpoint({self.url!r})"
+
+
+# --------------------------------------------------------------------------------------------
+# memory
+
+
+class Recorder:
+    """Every frame written by any of its devices, in the one true order they were written.
+
+    For tests that run whole hands at full speed without ptys: ``frames`` is a list of
+    (device name, bytes) that grows as the devices write, ready to be fed in that order to
+    whatever reads the wire.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.frames: list[tuple[str, bytes]] = []
+
+    def endpoint(self, name: str) -> RecordingEndpoint:
+        return RecordingEndpoint(self, name)
+
+    def append(self, name: str, data: bytes) -> None:
+        with self._lock:
+            self.frames.append((name, data))
+
+    def snapshot(self) -> list[tuple[str, bytes]]:
+        with self._lock:
+            return list(self.frames)
+
+    def clear(self) -> None:
+        with self._lock:
+            self.frames.clear()
+
+
+class RecordingEndpoint:
+    """An endpoint that hands every write to a ``Recorder``; always connected, never blocks.
+
+    Unplugged, it drops (and counts) what is written, as a cable pulled out would.
+    """
+
+    def __init__(self, recorder: Recorder, name: str) -> None:
+        self._recorder = recorder
+        self._name = name
+        self._drops = _DropCounter()
+        self._plugged = True
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        return f"memory://{self._name}"
+
+    @property
+    def dropped(self) -> int:
+        return self._drops.frames
+
+    @property
+    def connected(self) -> bool:
+        return self._plugged
+
+    def set_on_connect(self, callback: OnConnect | None) -> None:
+        pass  # nobody ever connects: the recorder is always there
+
+    def take_new_peer(self) -> bool:
+        return False
+
+    def write(self, data: bytes) -> None:
+        if self._plugged:
+            self._recorder.append(self._name, data)
+        else:
+            self._drops.add(data)
+
+    def unplug(self) -> None:
+        self._plugged = False
+
+    def replug(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"{self.url} is closed")
+        self._plugged = True
+
+    def close(self) -> None:
+        self._closed = True
+        self._plugged = False
+
+    def __repr__(self) -> str:
+        return f"RecordingEndpoint({self.url!r})"

@@ -5,9 +5,13 @@ of RULES.md §2.2: NEWHAND after the shuffle, blinds into the blind seats' bet z
 of hole cards from the first seat left of the button, betting, burn + flop, betting, burn + turn,
 betting, burn + river, betting, the push, and the collection of every card into the muck.
 
-Players here only check, call or fold (raises come later; ``BettingRound`` is where they go).
-Short stacks go all-in for less, so side pots and split pots are real and the stacks the table
-keeps are the ones a correct tracker must compute.
+Antes (each seat's, or one for all from the big blind) go straight into the pot before the
+blinds. Players check, call, fold, bet and raise within the betting structure (no-limit,
+pot-limit, fixed-limit) at random, as ``aggression`` and ``all_in_share`` say, or exactly as a
+script (a PHH hand history) says. A bet or raise is the seat's bet zone growing to the new
+total in one motion; a check is the console's CHECK button; a fold is the cards into the muck.
+Short stacks go all-in, so side pots and split pots are real and the stacks the table keeps are
+the ones a correct tracker must compute.
 """
 
 from __future__ import annotations
@@ -18,11 +22,29 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from simulators.betting import Action, BettingRound, build_pots, split_pot
+from simulators.betting import Action, BettingRound, Limit, build_pots, split_pot
 from simulators.chips import ChipPile, ChipShortage, deal_stacks, smallest_unit
 from simulators.device import VirtualDevice
+from simulators.endpoints import Recorder
 from simulators.felt import MAX_ZONE_CHIPS, SEATS, Felt, Pacer
 from simulators.handeval import HandValue, best_hand
+from simulators.script import (
+    ANTE_MODES,
+    UNKNOWN,
+    HandScript,
+    ScriptAction,
+    ScriptError,
+    clockwise_from,
+)
+
+__all__ = [
+    "ActionRecord",
+    "HandRecord",
+    "PotAward",
+    "ScriptError",
+    "VirtualTable",
+    "clockwise_from",
+]
 
 STREETS: tuple[tuple[str, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
 
@@ -31,9 +53,25 @@ STREETS: tuple[tuple[str, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
 class ActionRecord:
     street: str
     seat: int
-    action: str  # post_small_blind, post_big_blind, check, call, fold
-    amount: int  # chips this action moved into the bet zone
+    action: str
+    """post_ante, post_small_blind, post_big_blind, check, call, bet, raise, fold."""
+    amount: int
+    """Chips this action moved from the seat's stack (into its bet zone; antes into the pot)."""
     all_in: bool = False
+    """The action took the seat's last chip."""
+    to: int = 0
+    """The seat's bet-zone total for the round after the action (0 for an ante)."""
+
+
+@dataclass(frozen=True)
+class PotAward:
+    """One pot (main first, then the side pots) and who got what of it."""
+
+    amount: int
+    eligible: tuple[int, ...]
+    """Seats that could win it, clockwise from the button's left."""
+    shares: dict[int, int]
+    """Seat -> chips of this pot pushed to it; the odd chip goes to the first of them."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +101,24 @@ class HandRecord:
     stacks_after: dict[int, int]
     left: tuple[int, ...]
     """Seats that lost their last chip and left the table."""
+    antes: dict[int, int] = field(default_factory=dict)
+    """Seat -> ante it put into the pot (dead money: every seat still in can win it)."""
+    pots: tuple[PotAward, ...] = ()
+    limit: str = Limit.NO_LIMIT.value
+    small_blind: int = 0
+    big_blind: int = 0
+    ante: int = 0
+    ante_mode: str = "each"
+    unit: int = 1
+    """The smallest chip: pots are split in whole units of it."""
+
+    @property
+    def players(self) -> tuple[int, ...]:
+        """Seats in PHH player order: p1 is ``players[0]`` (the seat left of the button)."""
+        return self.seats
+
+    def street_actions(self, street: str) -> list[ActionRecord]:
+        return [a for a in self.actions if a.street == street]
 
 
 @dataclass
@@ -81,12 +137,61 @@ class _Hand:
     actions: list[ActionRecord] = field(default_factory=list)
     folds: list[int] = field(default_factory=list)
     gathered: list[int] = field(default_factory=list)
+    antes: dict[int, int] = field(default_factory=dict)
 
 
-def clockwise_from(seat: int, seats: Sequence[int]) -> list[int]:
-    """``seats`` in dealing order: first the one left of ``seat``, ``seat`` itself (if in) last."""
-    ordered = sorted(seats)
-    return [s for s in ordered if s > seat] + [s for s in ordered if s <= seat]
+class _ScriptCursor:
+    """The betting and board actions of a script, consumed as the dealer reaches them."""
+
+    def __init__(self, script: HandScript) -> None:
+        self.script = script
+        self.pending = [a for a in script.actions if a.verb in ("cbr", "cc", "f", "db")]
+
+    def next_action(self) -> ScriptAction | None:
+        return self.pending[0] if self.pending else None
+
+    def board(self, street: str, count: int) -> None:
+        """The dealer is about to deal ``street``: the script must agree, if it goes on."""
+        action = self.next_action()
+        if action is None:
+            return
+        if action.verb != "db":
+            raise ScriptError(
+                f"the script has {action.notation()!r} after the betting before the {street} "
+                "is over"
+            )
+        self.pending.pop(0)
+
+    def decide(self, rnd: BettingRound, seat: int, street: str) -> tuple[Action, int | None]:
+        action = self.pending.pop(0)
+        if action.verb == "db":
+            raise ScriptError(
+                f"the script deals {action.notation()!r} while seat {seat} is still to act "
+                f"({street})"
+            )
+        if self.script.seat_of(action.actor) != seat:
+            raise ScriptError(
+                f"the script has {action.notation()!r} (seat "
+                f"{self.script.seat_of(action.actor)}) but it is seat {seat}'s turn ({street})"
+            )
+        legal = rnd.legal(seat)
+        if action.verb == "f":
+            return Action.FOLD, None
+        if action.verb == "cc":
+            return (Action.CHECK if Action.CHECK in legal else Action.CALL), None
+        wager = next((a for a in legal if a in (Action.BET, Action.RAISE)), None)
+        bounds = rnd.raise_range(seat)
+        if wager is None or bounds is None or not bounds[0] <= (action.amount or 0) <= bounds[1]:
+            allowed = "no bet or raise" if bounds is None else f"{bounds[0]}..{bounds[1]}"
+            raise ScriptError(
+                f"{action.notation()!r} (seat {seat}, {street}) is not allowed: {allowed}"
+            )
+        return wager, action.amount
+
+    def finish(self) -> None:
+        if self.pending:
+            left = ", ".join(repr(a.notation()) for a in self.pending)
+            raise ScriptError(f"the hand is over but the script goes on: {left}")
 
 
 class VirtualTable:
@@ -97,6 +202,15 @@ class VirtualTable:
     float for change), ``seats`` seat -> starting stack. ``rng`` (or ``seed``) drives the shuffle
     and the players' decisions, so a seed replays the same session. ``deck_order`` fixes the
     order in which cards leave the shoe in the next hand (the rest follows shuffled).
+
+    ``limit`` is the betting structure (fixed-limit: small bet = big blind pre-flop and on the
+    flop, big bet = two big blinds on the turn and river, at most four bets a round). ``ante``
+    is paid by every seat (``ante_mode="each"``) or once by the big blind (``"big_blind"``).
+    Random players fold a bet with ``fold_probability``; with ``aggression`` > 0 they also bet
+    and raise (less often the more raises the round has seen), going all-in with
+    ``all_in_share`` of their bets and raises, otherwise raising the minimum or a random amount
+    up to the limit. With ``aggression=0`` nobody bets or raises and the random draws are the
+    same as they always were, so a seed deals the same hands.
     """
 
     def __init__(
@@ -114,18 +228,37 @@ class VirtualTable:
         rng: random.Random | None = None,
         deck_order: Sequence[str] | None = None,
         fold_probability: float = 0.15,
+        limit: str = "no-limit",
+        ante: int = 0,
+        ante_mode: str = "each",
+        aggression: float = 0.0,
+        all_in_share: float = 0.3,
     ) -> None:
         self._values = dict(chips)
         self.unit = smallest_unit(self._values)
-        self._check_setup(deck, seats, small_blind, big_blind)
-        if not 0 <= fold_probability <= 1:
-            raise ValueError("fold_probability must be within 0..1")
+        problems = self._setup_problems(seats, small_blind, big_blind, ante, ante_mode, limit)
+        if len(deck) != 52 or len(set(deck.values())) != 52:
+            problems.insert(0, "the deck must have 52 distinct cards")
+        for name, p in (
+            ("fold_probability", fold_probability),
+            ("aggression", aggression),
+            ("all_in_share", all_in_share),
+        ):
+            if not 0 <= p <= 1:
+                problems.append(f"{name} must be within 0..1")
+        if problems:
+            raise ValueError("; ".join(problems))
         self._rng = rng if rng is not None else random.Random(seed)
         self._deck = dict(deck)
         self._uid_of = {card: uid for uid, card in deck.items()}
         self.small_blind = small_blind
         self.big_blind = big_blind
+        self.limit = Limit(limit)
+        self.ante = ante
+        self.ante_mode = ante_mode
         self.fold_probability = fold_probability
+        self.aggression = aggression
+        self.all_in_share = all_in_share
         self._float = ChipPile(self._values, self._values)
         self._piles = deal_stacks(self._float, dict(seats))
         self._idle = threading.Event()
@@ -144,12 +277,16 @@ class VirtualTable:
         self._refresh_stop = threading.Event()
         self._refresher: threading.Thread | None = None
 
-    def _check_setup(
-        self, deck: Mapping[str, str], seats: Mapping[int, int], sb: int, bb: int
-    ) -> None:
+    def _setup_problems(
+        self,
+        seats: Mapping[int, int],
+        sb: int,
+        bb: int,
+        ante: int,
+        ante_mode: str,
+        limit: str,
+    ) -> list[str]:
         problems: list[str] = []
-        if len(deck) != 52 or len(set(deck.values())) != 52:
-            problems.append("the deck must have 52 distinct cards")
         if len(seats) < 2:
             problems.append("at least two seats are needed")
         for seat, stack in seats.items():
@@ -162,8 +299,13 @@ class VirtualTable:
                 )
         if not 0 < sb <= bb or sb % self.unit or bb % self.unit:
             problems.append(f"blinds {sb}/{bb} must be 0 < SB <= BB, multiples of {self.unit}")
-        if problems:
-            raise ValueError("; ".join(problems))
+        if ante < 0 or ante % self.unit:
+            problems.append(f"ante {ante} must be a non-negative multiple of {self.unit}")
+        if ante_mode not in ANTE_MODES:
+            problems.append(f"ante_mode {ante_mode!r} is not one of {list(ANTE_MODES)}")
+        if limit not in {m.value for m in Limit}:
+            problems.append(f"limit {limit!r} is not one of {[m.value for m in Limit]}")
+        return problems
 
     # state a caller may read or set between hands -------------------------------------------
 
@@ -175,6 +317,16 @@ class VirtualTable:
     def button(self) -> int:
         """The button of the next hand."""
         return self._button
+
+    @property
+    def deck(self) -> dict[str, str]:
+        """The deck in play: UID -> card (what the service's deck registry must hold)."""
+        return dict(self._deck)
+
+    @property
+    def chip_values(self) -> dict[str, int]:
+        """The chip set: UID -> value (what the service's chip registry must hold)."""
+        return dict(self._values)
 
     def seated(self) -> list[int]:
         return sorted(self._piles)
@@ -215,13 +367,63 @@ class VirtualTable:
 
     def play_hand(self, stop: threading.Event | None = None) -> HandRecord:
         """Deal one complete hand. ``stop`` cuts the pace short; the hand still completes."""
+        return self._play_locked(stop, None)
+
+    def play_script(
+        self,
+        script: HandScript,
+        stop: threading.Event | None = None,
+        *,
+        rehearsed: bool = False,
+    ) -> HandRecord:
+        """Deal exactly the hand ``script`` describes (``simulators.phh.load_phh`` reads one).
+
+        The table takes the script's seats, stacks, button, blinds, ante and betting structure
+        (and keeps them for the hands after it); the cards the script names come out of the
+        shoe where the deal puts them, the rest (burns, unknown cards) as shuffled. Players act
+        as the script says while it has actions; should it stop before the hand ends, they go
+        on deciding as random players do. A script the rules do not allow (an action out of
+        turn, a raise below the minimum, a board dealt while a player is still to act...) raises
+        ``ScriptError`` before anything happens at the table (see ``rehearse``; pass
+        ``rehearsed=True`` when that was done already).
+        """
+        if not rehearsed:
+            self.rehearse(script)
+        return self._play_locked(stop, script)
+
+    def rehearse(self, script: HandScript) -> HandRecord:
+        """Play ``script`` on a table of the same deck and chips whose devices send nowhere.
+
+        Raises ``ScriptError`` (or ``ChipShortage``, for stacks the chip set cannot make) if
+        the hand cannot be dealt as written; returns what would have happened.
+        """
+        try:
+            rehearsal = VirtualTable(
+                _silent_devices(),
+                self._deck,
+                self._values,
+                script.stacks,
+                small_blind=script.small_blind,
+                big_blind=script.big_blind,
+                rng=random.Random(0),
+                limit=script.limit,
+                ante=script.ante,
+                ante_mode=script.ante_mode,
+            )
+        except ValueError as e:
+            raise ScriptError(str(e)) from e
+        return rehearsal._play_locked(None, script)
+
+    def _play_locked(self, stop: threading.Event | None, script: HandScript | None) -> HandRecord:
         with self._lock:
+            if script is not None:
+                self._adopt(script)
             if len(self._piles) < 2:
                 raise RuntimeError("fewer than two players are seated")
             self._pacer.stop = stop if stop is not None else self._idle
             self._dealing = True
             try:
-                record = self._play()
+                record = self._play(_ScriptCursor(script) if script is not None else None)
             finally:
                 self._dealing = False
                 self._pacer.stop = self._idle
@@ -229,7 +431,58 @@ class VirtualTable:
             self.last_hand = record
             return record
 
-    def _play(self) -> HandRecord:
+    def _adopt(self, script: HandScript) -> None:
+        """Seat the script's players with its stacks and take its game settings."""
+        problems = self._setup_problems(
+            script.stacks,
+            script.small_blind,
+            script.big_blind,
+            script.ante,
+            script.ante_mode,
+            script.limit,
+        )
+        if problems:
+            raise ScriptError("; ".join(problems))
+        for pile in self._piles.values():
+            self._float.add(pile.take_all())
+        self._piles = deal_stacks(self._float, script.stacks)
+        self.small_blind, self.big_blind = script.small_blind, script.big_blind
+        self.ante, self.ante_mode = script.ante, script.ante_mode
+        self.limit = Limit(script.limit)
+        self._button = script.button
+        named = [c for c in script.deal_order() if c != UNKNOWN]
+        spare = [c for c in self._deck.values() if c not in set(named)]
+        self._rng.shuffle(spare)
+        fill = iter(spare)
+        self.set_deck_order([next(fill) if c == UNKNOWN else c for c in script.deal_order()])
+
+    def _bet_size(self, street: str) -> int:
+        """The minimum bet (no-limit, pot-limit) or the fixed bet (fixed-limit) of a round."""
+        if self.limit is Limit.FIXED_LIMIT and street in ("turn", "river"):
+            return 2 * self.big_blind
+        return self.big_blind
+
+    def _round(
+        self,
+        hand: _Hand,
+        order: list[int],
+        street: str,
+        bets: dict[int, int] | None = None,
+        high: int = 0,
+        raises: int = 0,
+    ) -> BettingRound:
+        return BettingRound(
+            order=order,
+            stacks={s: self._piles[s].value for s in order},
+            bets=dict(bets or {}),
+            high=high,
+            limit=self.limit,
+            min_raise=self._bet_size(street),
+            pot=hand.pot.value,
+            raises=raises,
+        )
+
+    def _play(self, script: _ScriptCursor | None) -> HandRecord:
         seated = self.seated()
         button = self._button
         order = clockwise_from(button, seated)
@@ -247,6 +500,7 @@ class VirtualTable:
         stacks_before = self.stacks
         self._pacer.step()  # the shuffle and cut
         self.felt.press("NEWHAND")
+        self._post_antes(hand, bb)
 
         bets: dict[int, int] = {}
         for seat, amount, name in (
@@ -254,9 +508,17 @@ class VirtualTable:
             (bb, self.big_blind, "post_big_blind"),
         ):
             bets[seat] = self._put_in(hand, seat, min(amount, self._piles[seat].value))
-            hand.actions.append(
-                ActionRecord("preflop", seat, name, bets[seat], self._piles[seat].value == 0)
-            )
+            if bets[seat]:
+                hand.actions.append(
+                    ActionRecord(
+                        "preflop",
+                        seat,
+                        name,
+                        bets[seat],
+                        self._piles[seat].value == 0,
+                        bets[seat],
+                    )
+                )
 
         for _ in range(2):
             for seat in order:
@@ -264,29 +526,51 @@ class VirtualTable:
                 hand.hole.setdefault(seat, []).append(uid)
 
         first = order.index(bb) + 1
-        preflop = BettingRound(
-            order=order[first:] + order[:first],
-            stacks={s: self._piles[s].value for s in order},
+        fixed = self.limit is Limit.FIXED_LIMIT
+        preflop = self._round(
+            hand,
+            order[first:] + order[:first],
+            "preflop",
             bets=bets,
             high=self.big_blind,
+            raises=1 if fixed else 0,  # the big blind is the first fixed-limit bet
         )
-        self._betting(hand, preflop, "preflop")
+        self._betting(hand, preflop, "preflop", script)
         self._gather(hand)
 
         for street, count in STREETS:
             if len(hand.live) < 2:
                 break
+            if script is not None:
+                script.board(street, count)
             hand.burns.append(self._deal(hand, "BURN"))
             hand.board.extend(self._deal(hand, "BOARD") for _ in range(count))
             in_hand = [s for s in order if s in hand.live]
-            rnd = BettingRound(order=in_hand, stacks={s: self._piles[s].value for s in in_hand})
-            self._betting(hand, rnd, street)
+            self._betting(hand, self._round(hand, in_hand, street), street, script)
             self._gather(hand)
 
+        if script is not None:
+            script.finish()
         showdown = len(hand.live) >= 2
-        winners = self._award(hand, showdown)
+        winners, pots = self._award(hand, showdown)
         self._collect(hand)
-        return self._finish(hand, sb, bb, stacks_before, showdown, winners)
+        return self._finish(hand, sb, bb, stacks_before, showdown, winners, pots)
+
+    def _post_antes(self, hand: _Hand, bb: int) -> None:
+        """Antes straight into the pot, before the blinds: one movement, one inventory."""
+        if not self.ante:
+            return
+        payers = hand.order if self.ante_mode == "each" else [bb]
+        for seat in payers:
+            amount = min(self.ante, self._piles[seat].value)
+            hand.pot.add(self._take(self._piles[seat], amount))
+            hand.antes[seat] = amount
+            hand.actions.append(
+                ActionRecord("preflop", seat, "post_ante", amount, self._piles[seat].value == 0)
+            )
+        if not hand.pot.colour_up(self._float, MAX_ZONE_CHIPS):
+            raise ChipShortage(f"cannot keep the pot within {MAX_ZONE_CHIPS} chips")
+        self.felt.set_chips("POT", hand.pot.uids)
 
     def _shuffle(self) -> list[str]:
         uids = list(self._deck)
@@ -334,21 +618,51 @@ class VirtualTable:
                 self._piles[seat].add(fresh.take_all())
             return pile.take(amount, self._float)
 
-    def _decide(self, rnd: BettingRound, seat: int) -> Action:
-        """A player who never raises: calls or folds when facing a bet; otherwise checks, and
-        now and then folds anyway, but only while at least two others can still bet, so that
-        nobody gives up a pot against players who are all-in."""
-        if Action.CALL in rnd.legal(seat):
-            return Action.FOLD if self._rng.random() < self.fold_probability else Action.CALL
+    def _decide(self, rnd: BettingRound, seat: int) -> tuple[Action, int | None]:
+        """A random player.
+
+        With ``aggression`` it bets or raises now and then, less often the more the round has
+        seen; otherwise it calls or folds when facing a bet, and checks when not, now and then
+        folding anyway, but only while at least two others can still bet, so that nobody gives
+        up a pot against players who are all-in.
+        """
+        legal = rnd.legal(seat)
+        wager = next((a for a in legal if a in (Action.BET, Action.RAISE)), None)
+        if (
+            self.aggression > 0
+            and wager is not None
+            and self._rng.random() < self.aggression / (1 + rnd.raises)
+        ):
+            return wager, self._wager_size(rnd, seat)
+        if Action.CALL in legal:
+            folds = self._rng.random() < self.fold_probability
+            return (Action.FOLD if folds else Action.CALL), None
         others = sum(1 for s in rnd.order if s != seat and rnd.can_act(s))
         if others >= 2 and self._rng.random() < self.fold_probability / 3:
-            return Action.FOLD
-        return Action.CHECK
+            return Action.FOLD, None
+        return Action.CHECK, None
 
-    def _betting(self, hand: _Hand, rnd: BettingRound, street: str) -> None:
+    def _wager_size(self, rnd: BettingRound, seat: int) -> int:
+        """All-in (or the limit's maximum), the minimum, or anything in between."""
+        bounds = rnd.raise_range(seat)
+        assert bounds is not None
+        low, high = bounds
+        r = self._rng.random()
+        if r < self.all_in_share:
+            return high
+        if r < (1 + self.all_in_share) / 2:
+            return low
+        return self._rng.randint(low // self.unit, high // self.unit) * self.unit
+
+    def _betting(
+        self, hand: _Hand, rnd: BettingRound, street: str, script: _ScriptCursor | None
+    ) -> None:
         while (seat := rnd.next_actor()) is not None:
-            action = self._decide(rnd, seat)
-            moved = rnd.act(seat, action)
+            if script is not None and script.next_action() is not None:
+                action, to = script.decide(rnd, seat, street)
+            else:
+                action, to = self._decide(rnd, seat)
+            moved = rnd.act(seat, action, to)
             if action is Action.FOLD:
                 hand.live.discard(seat)
                 hand.folds.append(seat)
@@ -358,7 +672,14 @@ class VirtualTable:
             else:
                 self._put_in(hand, seat, moved)
             hand.actions.append(
-                ActionRecord(street, seat, action.value, moved, self._piles[seat].value == 0)
+                ActionRecord(
+                    street,
+                    seat,
+                    action.value,
+                    moved,
+                    self._piles[seat].value == 0,
+                    rnd.bets[seat],
+                )
             )
 
     def _gather(self, hand: _Hand) -> None:
@@ -375,19 +696,23 @@ class VirtualTable:
         self.felt.set_chips("POT", hand.pot.uids)
         hand.gathered.append(hand.pot.value - before)
 
-    def _award(self, hand: _Hand, showdown: bool) -> dict[int, int]:
+    def _award(self, hand: _Hand, showdown: bool) -> tuple[dict[int, int], list[PotAward]]:
         strength: dict[int, HandValue] = {}
         if showdown:
             board = [self._deck[u] for u in hand.board]
             for seat in hand.live:
                 strength[seat] = best_hand([self._deck[u] for u in hand.hole[seat]] + board)
         awards: dict[int, int] = {}
-        for pot in build_pots(hand.contributions, hand.live):
+        pots: list[PotAward] = []
+        for pot in build_pots(hand.contributions, hand.live, sum(hand.antes.values())):
             contenders = [s for s in hand.order if s in pot.eligible]
+            eligible = tuple(contenders)
             if all(s in strength for s in contenders):
                 best = max(strength[s] for s in contenders)
                 contenders = [s for s in contenders if strength[s] == best]
-            for seat, amount in split_pot(pot.amount, contenders, self.unit).items():
+            shares = split_pot(pot.amount, contenders, self.unit)
+            pots.append(PotAward(pot.amount, eligible, shares))
+            for seat, amount in shares.items():
                 awards[seat] = awards.get(seat, 0) + amount
         if sum(awards.values()) != hand.pot.value:
             raise AssertionError(f"awards {awards} do not add up to the pot {hand.pot.value}")
@@ -396,8 +721,10 @@ class VirtualTable:
             last = i == len(paid) - 1
             chips = hand.pot.take_all() if last else self._take(hand.pot, awards[seat])
             self._piles[seat].add(chips)
+            if not hand.pot.colour_up(self._float, MAX_ZONE_CHIPS):  # change made in the pot
+                raise ChipShortage(f"cannot keep the pot within {MAX_ZONE_CHIPS} chips")
             self.felt.set_chips("POT", hand.pot.uids)
-        return awards
+        return awards, pots
 
     def _collect(self, hand: _Hand) -> None:
         """Every card goes to the muck: the seats' cards, then the board, then the burns."""
@@ -419,10 +746,12 @@ class VirtualTable:
         stacks_before: dict[int, int],
         showdown: bool,
         winners: dict[int, int],
+        pots: list[PotAward],
     ) -> HandRecord:
         for seat, pile in self._piles.items():
             pile.tidy(self._float)
-            expected = stacks_before[seat] - hand.contributions[seat] + winners.get(seat, 0)
+            paid = hand.contributions[seat] + hand.antes.get(seat, 0)
+            expected = stacks_before[seat] - paid + winners.get(seat, 0)
             if pile.value != expected:
                 raise AssertionError(f"seat {seat} holds {pile.value}, the ledger says {expected}")
         stacks_after = self.stacks
@@ -450,6 +779,14 @@ class VirtualTable:
             winners=winners,
             stacks_after=stacks_after,
             left=left,
+            antes=dict(hand.antes),
+            pots=tuple(pots),
+            limit=self.limit.value,
+            small_blind=self.small_blind,
+            big_blind=self.big_blind,
+            ante=self.ante,
+            ante_mode=self.ante_mode,
+            unit=self.unit,
         )
 
     # running --------------------------------------------------------------------------------
@@ -493,3 +830,12 @@ class VirtualTable:
         if self._refresher is not None:
             self._refresher.join()
             self._refresher = None
+
+
+def _silent_devices() -> dict[str, VirtualDevice]:
+    """Devices whose frames go to a recorder nobody reads: for rehearsing a script."""
+    recorder = Recorder()
+    return {
+        name: VirtualDevice(name, recorder.endpoint(name), "REHEARSAL", hello_on_connect=False)
+        for name in ("shoe", "cards", "chips", "console")
+    }

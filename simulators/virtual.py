@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from simulators.decks import (
     load_chips,
@@ -20,8 +21,9 @@ from simulators.decks import (
     write_deck,
 )
 from simulators.device import VirtualDevice
-from simulators.endpoints import Endpoint, PtyEndpoint, TcpEndpoint
-from simulators.table import VirtualTable
+from simulators.endpoints import Endpoint, PtyEndpoint, Recorder, TcpEndpoint
+from simulators.script import HandScript
+from simulators.table import HandRecord, VirtualTable
 
 DEVICE_MODELS: Mapping[str, str] = {
     "shoe": "VS-SHOE",
@@ -31,6 +33,9 @@ DEVICE_MODELS: Mapping[str, str] = {
 }
 DEFAULT_SEATS: Mapping[int, int] = {s: 10_000 for s in range(1, 7)}
 DEFAULT_DECK_ID = "RED-0001"
+RECORDED_DENOMINATIONS: Mapping[int, int] = {25: 240, 100: 240, 500: 160, 1000: 160, 5000: 80}
+"""A chip set (830 000 in 880 chips) for in-memory tables: enough small chips for ten deep
+stacks raising and going all-in hand after hand without the float running out of change."""
 
 
 class VirtualTableRig:
@@ -40,6 +45,11 @@ class VirtualTableRig:
     restarts: ``decks`` (a registry folder; default ``<folder>/decks``) gets one fresh deck only
     when it holds none, and ``chips`` (a registry file; default ``<folder>/chips.json``) is
     written only when missing.
+
+    With a ``recorder`` the devices write into it instead of ptys or TCP servers: every frame,
+    in order, in memory (``device_urls`` then name ``memory://<device>``).
+    ``limit``, ``ante``, ``ante_mode``, ``aggression`` and ``all_in_share`` go to the table
+    (see ``VirtualTable``).
     """
 
     def __init__(
@@ -60,6 +70,12 @@ class VirtualTableRig:
         heartbeat: float | None = 1.0,
         chip_refresh: float | None = 1.0,
         firmware: str = "1.0",
+        limit: str = "no-limit",
+        ante: int = 0,
+        ante_mode: str = "each",
+        aggression: float = 0.0,
+        all_in_share: float = 0.3,
+        recorder: Recorder | None = None,
     ) -> None:
         self._runner: threading.Thread | None = None
         self._stop = threading.Event()
@@ -82,9 +98,13 @@ class VirtualTableRig:
 
         try:
             for name, model in DEVICE_MODELS.items():
-                endpoint: Endpoint = (
-                    TcpEndpoint() if tcp else PtyEndpoint(self.folder / "dev" / name)
-                )
+                endpoint: Endpoint
+                if recorder is not None:
+                    endpoint = recorder.endpoint(name)
+                elif tcp:
+                    endpoint = TcpEndpoint()
+                else:
+                    endpoint = PtyEndpoint(self.folder / "dev" / name)
                 self.endpoints[name] = endpoint
                 self.devices[name] = VirtualDevice(name, endpoint, model, firmware)
             self.table = VirtualTable(
@@ -99,6 +119,11 @@ class VirtualTableRig:
                 rng=rng,
                 deck_order=deck_order,
                 fold_probability=fold_probability,
+                limit=limit,
+                ante=ante,
+                ante_mode=ante_mode,
+                aggression=aggression,
+                all_in_share=all_in_share,
             )
         except BaseException:
             self.close()
@@ -133,6 +158,31 @@ class VirtualTableRig:
         self._runner.start()
         return self._runner
 
+    def start_script(
+        self,
+        script: HandScript,
+        on_hand: Callable[[HandRecord], None] | None = None,
+    ) -> threading.Thread:
+        """Deal the scripted hand in the background (``simulators.phh.load_phh`` reads one).
+
+        The script is checked first, here: a script the rules refuse raises ``ScriptError``
+        before any thread starts or any frame is sent.
+        """
+        if self._runner is not None and self._runner.is_alive():
+            raise RuntimeError("the table is already dealing")
+        self.table.rehearse(script)
+        self._stop = threading.Event()
+        stop = self._stop
+
+        def deal() -> None:
+            record = self.table.play_script(script, stop, rehearsed=True)
+            if on_hand is not None:
+                on_hand(record)
+
+        self._runner = threading.Thread(target=deal, name="dealer", daemon=True)
+        self._runner.start()
+        return self._runner
+
     def stop(self) -> None:
         """Finish the current hand at full speed and stop dealing."""
         self._stop.set()
@@ -155,3 +205,39 @@ class VirtualTableRig:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def recorded_table(
+    seats: Mapping[int, int] = DEFAULT_SEATS,
+    *,
+    seed: int | None = None,
+    small_blind: int = 50,
+    big_blind: int = 100,
+    chips: Mapping[str, int] | None = None,
+    hello: bool = True,
+    **options: Any,
+) -> tuple[VirtualTable, list[tuple[str, bytes]]]:
+    """A virtual table whose four devices write into one in-memory list, in true order.
+
+    Returns the table (pace 0 unless ``pace`` is given) and the list of (device name, frame
+    bytes) it grows as it deals; the devices say HELLO first when ``hello``. A fresh deck and,
+    unless ``chips`` is given, a chip set of ``RECORDED_DENOMINATIONS`` come from ``seed``
+    (``table.deck`` and ``table.chip_values`` are the registries to give the reader);
+    ``options`` are ``VirtualTable``'s other keyword arguments.
+    """
+    rng = random.Random(seed)
+    deck = make_deck(DEFAULT_DECK_ID, rng)
+    chip_set = dict(chips) if chips is not None else make_chipset(rng, RECORDED_DENOMINATIONS)
+    recorder = Recorder()
+    devices = {
+        name: VirtualDevice(name, recorder.endpoint(name), model, hello_on_connect=False)
+        for name, model in DEVICE_MODELS.items()
+    }
+    options.setdefault("rng", rng)
+    table = VirtualTable(
+        devices, deck, chip_set, seats, small_blind=small_blind, big_blind=big_blind, **options
+    )
+    if hello:
+        for device in devices.values():
+            device.hello()
+    return table, recorder.frames

@@ -126,6 +126,27 @@ def cmd_deck_enroll(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_chips_enroll(args: argparse.Namespace) -> int:
+    from tablesvc.config import resolve
+    from tablesvc.enroll import EnrollError, enroll_chips
+
+    cfg = _load(args.config)
+    dev = cfg.devices.get(args.device)
+    url = args.url or (dev.url if dev else None)
+    if url is None:
+        print(f"no device {args.device!r} in {args.config}; give --url", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        path, count = enroll_chips(url, dev.baudrate if dev else 115200, args.zone, args.value,
+                                   resolve(Path(args.config), cfg.registry.chips),
+                                   timeout_s=args.timeout)
+    except EnrollError as err:
+        print(f"chip enrollment refused, nothing written: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"{count} chips of value {args.value} enrolled in {path}")
+    return EXIT_OK
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     from tablesvc.simrun import run_sim
 
@@ -181,6 +202,17 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--timeout", type=float, default=300.0,
                     help="seconds to wait for the 52 cards")
     de.set_defaults(func=cmd_deck_enroll)
+
+    ch = sub.add_parser("chips", help="chip registry")
+    chsub = ch.add_subparsers(dest="chips_command", required=True)
+    ce = chsub.add_parser("enroll", help="give one value to every chip lying in a zone")
+    ce.add_argument("--config", required=True)
+    ce.add_argument("--zone", default="TRAY", help="chip zone to read (default TRAY)")
+    ce.add_argument("--value", type=int, required=True, help="value of each chip")
+    ce.add_argument("--device", default="chips")
+    ce.add_argument("--url", help="the chip reader's port (overrides the config)")
+    ce.add_argument("--timeout", type=float, default=30.0)
+    ce.set_defaults(func=cmd_chips_enroll)
     return p
 
 

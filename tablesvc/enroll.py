@@ -15,7 +15,7 @@ import serial
 
 from drivers.tsp import FrameError, LineSplitter, decode
 from tablesvc.core.cards import new_deck_order
-from tablesvc.registry import RegistryError, load_decks, write_json_atomic
+from tablesvc.registry import RegistryError, load_chips, load_decks, write_json_atomic
 
 QUIET_AFTER_S = 1.0
 """After the 52nd card, wait this long: a 53rd read means the deck is not a deck."""
@@ -76,3 +76,49 @@ def enroll_deck(url: str, baudrate: int, deck_id: str, folder: Path, *, timeout_
     cards = dict(zip(uids, new_deck_order(), strict=True))
     write_json_atomic(target, {"deck_id": deck_id, "cards": cards})
     return target
+
+
+def enroll_chips(url: str, baudrate: int, zone: str, value: int, registry: Path, *,
+                 timeout_s: float = 30) -> tuple[Path, int]:
+    """Give ``value`` to every chip in the next inventory of ``zone``; returns (file, count).
+
+    Chips already enrolled with the same value are left alone; a chip enrolled with another
+    value refuses the whole enrollment, because a chip worth two values would corrupt every
+    pot it touches.
+    """
+    if value <= 0:
+        raise EnrollError("a chip value must be a positive number of chip units")
+    try:
+        known = load_chips(registry)
+    except RegistryError as err:
+        raise EnrollError(str(err)) from None
+    try:
+        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.1)
+    except (serial.SerialException, OSError) as exc:
+        raise EnrollError(f"cannot open the chip reader at {url}: {exc}") from None
+    splitter = LineSplitter()
+    deadline = time.monotonic() + timeout_s
+    uids: list[str] | None = None
+    try:
+        while uids is None:
+            if time.monotonic() >= deadline:
+                raise EnrollError(f"no inventory of zone {zone} within {timeout_s:.0f} s")
+            for chunk in splitter.feed(port.read(256)):
+                try:
+                    frame = decode(chunk.decode("latin-1"))
+                except FrameError:
+                    continue
+                if frame.type == "CHIPS" and frame.fields[0] == zone:
+                    uids = frame.fields[1].split(" ") if frame.fields[1] else []
+                    break
+    finally:
+        port.close()
+    if not uids:
+        raise EnrollError(f"zone {zone} is empty: put the chips to enroll on it")
+    clash = sorted(u for u in uids if u in known and known[u] != value)
+    if clash:
+        raise EnrollError(f"{len(clash)} chip(s) are already enrolled with another value, "
+                          f"e.g. {clash[0]} = {known[clash[0]]}")
+    merged = {**known, **dict.fromkeys(uids, value)}
+    write_json_atomic(registry, {"chips": merged})
+    return registry, len(uids)

@@ -14,7 +14,7 @@ invalid seat command: seat: Input should be greater than or equal to 1; stack: F
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -46,6 +46,16 @@ class ButtonCmd(_Cmd):
     seat: int = Field(ge=1, le=10)
 
 
+class ConfigureCmd(_Cmd):
+    """Change the blind/ante level or the limit, between hands."""
+
+    small_blind: int | None = Field(None, ge=0)
+    big_blind: int | None = Field(None, gt=0)
+    ante: int | None = Field(None, ge=0)
+    ante_mode: Literal["each", "big_blind"] | None = None
+    limit: Literal["no-limit", "pot-limit", "fixed-limit"] | None = None
+
+
 class ReplayCmd(_Cmd):
     """Ask for acknowledged public events again, to fill a consumer's gap."""
 
@@ -57,6 +67,7 @@ COMMANDS: dict[str, type[_Cmd]] = {
     "seat": SeatCmd,
     "unseat": UnseatCmd,
     "button": ButtonCmd,
+    "configure": ConfigureCmd,
     "replay": ReplayCmd,
 }
 

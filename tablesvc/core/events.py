@@ -130,6 +130,41 @@ class Action(Event):
     pot: int
 
 
+class Showdown(Event):
+    """One player's hand at the showdown, in showing order (SHOW-01/02).
+
+    ``cards`` and ``rank`` are public only for a hand that must be tabled (a winner, an all-in
+    showdown, or a hand at least as good as the best shown before it). A losing hand the
+    player may muck unseen stays hidden here; broadcast has it on the secure feed.
+    """
+
+    type: Literal["showdown"] = "showdown"
+    seat: int
+    order: int = Field(description="1 for the first to show")
+    tabled: bool
+    cards: list[str] | None = None
+    rank: str | None = Field(None, description="the hand in words, e.g. 'two pair, kings'")
+
+
+class PotAwarded(Event):
+    type: Literal["pot_awarded"] = "pot_awarded"
+    pot: str = Field(description="'main', or 'side 1', 'side 2', ...")
+    amount: int
+    seats: list[int]
+    shares: dict[str, int] = Field(description="seat -> chips")
+    odd_chip_seat: int | None = None
+    uncontested: bool = False
+
+
+class HandHistory(Event):
+    """The finished hand as a PHH file (hole cards included, so secure)."""
+
+    FEED: ClassVar[Feed] = "secure"
+    type: Literal["hand_history"] = "hand_history"
+    format: Literal["phh"] = "phh"
+    phh: str
+
+
 class HandEnded(Event):
     type: Literal["hand_ended"] = "hand_ended"
     reason: Literal["showdown", "uncontested", "misdeal", "cancelled"]
@@ -159,5 +194,5 @@ class AlertDetail(Event):
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     ServiceStarted, DeviceStatus, HandStarted, CardDealt, HoleCards, Burn, Board, Action,
-    HandEnded, Alert, AlertDetail,
+    Showdown, PotAwarded, HandEnded, HandHistory, Alert, AlertDetail,
 )

@@ -7,12 +7,13 @@ possible, and why nothing here reads a clock, a file or a socket.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from drivers.devices import get_kind
 from drivers.tsp import Frame
 from tablesvc.core import events as ev
+from tablesvc.core.betting import Structure
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.commands import CommandError, parse_command
 from tablesvc.core.holdem import (
@@ -32,11 +33,25 @@ from tablesvc.core.inputs import (
     PortChange,
     PublishRefused,
     ServiceStart,
-    Tick,
 )
+from tablesvc.core.ledger import Acted, Ledger, LedgerOutcome, Posted, Problem, Settled
 from tablesvc.core.links import Link, expire, port_change, receive
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
+
+REMEDIES = {
+    "raise_below_minimum": "if a raise was declared or the chips reach half the raise, the "
+    "player completes the minimum raise; otherwise it is a call and the excess goes back",
+    "call_short": "the player adds the missing amount from his stack",
+    "action_out_of_turn": "the skipped player acts; bets made out of turn stay, later bets are "
+    "adjusted to his action",
+    "reraise_not_allowed": "the raise is not allowed: the player calls (excess returned) or folds",
+    "reraise_after_incomplete_allin": "the player may only call the all-in or fold; chips "
+    "beyond the call go back to him",
+    "bet_exceeds_limit": "the excess above the limit goes back to the player",
+    "illegal_check": "tell the player the amount to call: he calls, raises or folds",
+    "bet_withdrawn": "the chips go back into the bet zone; floor decides",
+}
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,7 @@ class TableCore:
         self.boot = 0
         self.hand_no = 0
         self.hand: HoldemHand | None = None
+        self.ledger: Ledger | None = None
         self.hand_deck: str | None = None
         self.flagged: set[str] = set()  # tags already alerted on in this hand
         self.next_button: int | None = None
@@ -126,12 +142,13 @@ class TableCore:
         self.alert_count = 0
         self._out = Output()
         self._ts = ""
+        self._ms = 0
 
     # ------------------------------------------------------------------ entry points
     def apply(self, inp: Input) -> Output:
         self._out = Output()
         self._ts = inp.ts
-        ms = inp.ms
+        self._ms = ms = inp.ms
         self._expire(ms)
         if isinstance(inp, FrameIn):
             self._frame(inp)
@@ -147,15 +164,21 @@ class TableCore:
                         f"the broker refused event {inp.seq} ({inp.reason}); it was not "
                         "delivered and will not be retried", remedy="check the broker ACL for "
                         "this table's user")
-        elif isinstance(inp, Tick):
-            pass
+        if self.ledger is not None and self.in_hand:
+            self._money(self.ledger.tick(ms))
         return self._out
 
     def next_deadline(self) -> int | None:
         """The input timestamp at which a Tick would change something, if any."""
         times = [t for link in self.links.values()
                  for t in (link.stale_deadline(), link.dirty_deadline()) if t is not None]
+        if self.ledger is not None and (t := self.ledger.settle_deadline()) is not None:
+            times.append(t)
         return min(times) if times else None
+
+    @property
+    def in_hand(self) -> bool:
+        return self.hand is not None and not self.hand.ended
 
     def snapshot(self) -> dict[str, Any]:
         """The public state for late joiners (retained ``state`` topic): no hidden card."""
@@ -167,7 +190,7 @@ class TableCore:
             "street": hand.street if hand else None,
             "board": list(hand.board) if hand else [],
             "active": hand.active if hand else [],
-            "pot": self.zones.get("POT", 0),
+            "pot": self.ledger.pot_total if self.ledger and self.in_hand else 0,
             "players": [{"seat": p.seat, "name": p.name, "stack": p.stack}
                         for p in sorted(self.players.values(), key=lambda p: p.seat)],
             "devices": {n: link.state for n, link in self.links.items()},
@@ -187,11 +210,11 @@ class TableCore:
 
     def _alert(self, name: str, rule: str, severity: str, message: str, *, seat: int | None = None,
                remedy: str = "", cards: list[str] | None = None,
-               evidence: dict[str, Any] | None = None) -> None:
+               evidence: dict[str, Any] | None = None, **extra: Any) -> None:
         self.alert_count += 1
         alert_id = f"{self.s.table}-a{self.alert_count}"
         self._emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
-                   message=message, remedy=remedy)
+                   message=message, remedy=remedy, **extra)
         if cards or evidence:
             self._emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {})
 
@@ -251,7 +274,7 @@ class TableCore:
         elif t == "DEP":
             pass  # where the card goes next tells more than where it left
         elif t == "CHIPS":
-            self._chips(f[0], f[1])
+            self._chips(f[0], f[1], self._ms)
         elif t == "BTN":
             self._button(f[0], list(f[1:]))
         elif t == "ERR":
@@ -297,6 +320,8 @@ class TableCore:
                         remedy="put the card back; press NEWHAND after the shuffle to start "
                         "a hand", cards=[card])
             return
+        if self.ledger is not None:
+            self._money(self.ledger.finalize())  # a card from the deck ends any bet in motion
         hand.card_out(uid, card, face_up)
 
     def _arrive(self, zone: str, uid: str) -> None:
@@ -327,9 +352,12 @@ class TableCore:
                 self._emit(ev.Burn, before=o.before, index=o.index)
             elif isinstance(o, BoardDealt):
                 self._emit(ev.Board, street=o.street, cards=list(o.cards), board=list(o.board))
+                if self.ledger is not None:
+                    self.ledger.next_street(o.street)
+                    self._maybe_showdown()
             elif isinstance(o, Folded):
-                self._emit(ev.Action, seat=o.seat, action="fold", stack=self._stack(o.seat),
-                           pot=self.zones.get("POT", 0))
+                if self.ledger is not None:
+                    self._money(self.ledger.fold(o.seat))
             elif isinstance(o, Deviation):
                 self._deviation(o)
             elif isinstance(o, CardAfterEnd):
@@ -347,18 +375,97 @@ class TableCore:
                                               "observed": d.observed})
 
     # ------------------------------------------------------------------ chips
-    def _chips(self, zone: str, uids: str) -> None:
-        value = 0
+    def _chips(self, zone: str, uids: str, ms: int) -> None:
+        value, unknown = 0, 0
         for uid in uids.split(" ") if uids else ():
-            value += self.chip_values.get(uid, 0)
+            v = self.chip_values.get(uid)
+            if v is None:
+                unknown += 1
+            else:
+                value += v
+        if unknown:
+            self._alert("foreign_chips_on_table", "TABLE-05", "warning",
+                        f"{unknown} chip(s) in {zone} are not in the chip registry; they are "
+                        "not counted", remedy="remove the chips, or enroll them with "
+                        "`tablesvc chips enroll`", evidence={"zone": zone, "unknown": unknown})
         before = self.zones.get(zone, 0)
         self.zones[zone] = value
-        if zone == "POT" and before > 0 and value == 0 and self.hand and not self.hand.ended:
-            self._end_hand()
+        ledger = self.ledger
+        if ledger is None or not self.in_hand:
+            return
+        if zone.startswith("B") and zone[1:].isdigit():
+            seat = int(zone[1:])
+            if seat not in ledger.order:
+                if value:
+                    self._alert("action_out_of_turn", "BET-15", "warning",
+                                f"chips ({value}) in the bet zone of seat {seat}, which is not "
+                                "in this hand", seat=seat,
+                                remedy="return the chips to the player")
+                return
+            self._money(ledger.bet_zone(seat, value, ms))
+        elif zone == "POT":
+            if value > before:
+                self._money(ledger.finalize())
+                self._check_gathered(value)
+            if before > 0 and value == 0 and ledger.settled is not None:
+                self._end_hand()
 
-    def _stack(self, seat: int) -> int:
-        p = self.players.get(seat)
-        return p.stack if p else 0
+    def _check_gathered(self, pot: int) -> None:
+        """After a gathering the POT zone should hold exactly the chips of finished rounds."""
+        ledger = self.ledger
+        assert ledger is not None
+        expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
+        if pot > expected:
+            self._alert("chips_added_mid_hand", "BET-23", "warning",
+                        f"the pot holds {pot}, but only {expected} was bet into it",
+                        remedy="check the pot: chips were added that no player bet")
+        elif pot < expected and not ledger.betting_open:
+            self._alert("chips_removed_from_table", "TABLE-06", "critical",
+                        f"the pot holds {pot} after gathering, but {expected} was bet",
+                        remedy="stop: find the missing chips before the hand goes on")
+
+    def _money(self, outcomes: list[LedgerOutcome]) -> None:
+        ledger = self.ledger
+        assert ledger is not None or not outcomes
+        for o in outcomes:
+            if isinstance(o, Posted):
+                assert ledger is not None
+                self._emit(ev.Action, seat=o.seat, action=o.action, amount=o.amount,
+                           to=o.amount if o.action != "post_ante" else 0,
+                           stack=ledger.stacks[o.seat], pot=ledger.pot_total)
+            elif isinstance(o, Acted):
+                assert ledger is not None
+                d = o.decision
+                self._emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount, to=d.to,
+                           stack=ledger.stacks[d.seat], pot=ledger.pot_total)
+            elif isinstance(o, Problem):
+                v = o.violation
+                severity = "info" if v.name == "incomplete_allin_raise" else "warning"
+                self._alert(v.name, v.rule, severity, v.message, seat=o.seat,
+                            remedy=REMEDIES.get(v.name, ""))
+            elif isinstance(o, Settled):
+                self._settled(o)
+        if outcomes:
+            self._maybe_showdown()
+
+    def _maybe_showdown(self) -> None:
+        hand, ledger = self.hand, self.ledger
+        if hand is None or ledger is None or hand.ended:
+            return
+        if ledger.showdown_due(hand.river_dealt):
+            holes = {s: hand.hole[s] for s in ledger.live}
+            self._settled(ledger.showdown(holes, hand.board))
+
+    def _settled(self, st: Settled) -> None:
+        for n, shown in enumerate(st.showdown, 1):
+            self._emit(ev.Showdown, seat=shown.seat, order=n, tabled=shown.tabled,
+                       cards=list(shown.cards) if shown.tabled else None,
+                       rank=shown.value.name if shown.tabled else None)
+        for a in st.awards:
+            self._emit(ev.PotAwarded, pot="main" if a.pot == 0 else f"side {a.pot}",
+                       amount=a.amount, seats=list(a.winners),
+                       shares={str(k): v for k, v in a.shares.items()},
+                       odd_chip_seat=a.odd_chip_seat, uncontested=st.uncontested)
 
     # ------------------------------------------------------------------ console
     def _button(self, name: str, args: list[str]) -> None:
@@ -366,13 +473,16 @@ class TableCore:
             self._new_hand()
         elif name == "FOLD" and args and args[0].isdigit() and self.hand:
             self._outcomes(self.hand.fold(int(args[0])))
-        elif name in ("CHECK", "TIME", "MISDEAL", "EXPOSED", "FLOOR"):
+        elif name == "CHECK" and args and args[0].isdigit():
+            if self.ledger is not None and self.in_hand:
+                self._money(self.ledger.check(int(args[0])))
+        elif name in ("TIME", "MISDEAL", "EXPOSED", "FLOOR"):
             pass  # betting and irregularities are tracked by later rule sets
         else:
             self._note("warning", "unknown console button", button=name)
 
     def _new_hand(self) -> None:
-        if self.hand and not self.hand.ended:
+        if self.in_hand:
             self._end_hand()
         seated = sorted(s for s, p in self.players.items() if p.stack > 0)
         if len(seated) < 2:
@@ -380,6 +490,7 @@ class TableCore:
                         f"NEWHAND pressed with {len(seated)} player(s) seated; a hand needs 2",
                         remedy="seat players with cmd/seat before dealing")
             self.hand = None
+            self.ledger = None
             return
         button = self._next_button(seated)
         self.button = button
@@ -388,13 +499,19 @@ class TableCore:
         self.hand_deck = None
         self.flagged = set()
         order = self.hand.order
-        sb, bb = (order[-1], order[0]) if len(order) == 2 else (order[0], order[1])
+        self.ledger = Ledger(
+            order=order, button=button, stacks={s: self.players[s].stack for s in order},
+            small_blind=self.s.small_blind, big_blind=self.s.big_blind, ante=self.s.ante,
+            ante_mode=self.s.ante_mode, structure=Structure(self.s.limit),
+            unit=min(self.chip_values.values(), default=1), settle_ms=self.s.bet_settle_ms)
+        sb, bb = self.ledger.blind_seats
         self._emit(ev.HandStarted, hand=self.hand_no, variant="holdem", limit=self.s.limit,
                    button=button, small_blind_seat=sb, big_blind_seat=bb,
                    seats=[ev.SeatInfo(seat=s, name=self.players[s].name,
                                       stack=self.players[s].stack) for s in order],
                    small_blind=self.s.small_blind, big_blind=self.s.big_blind,
                    ante=self.s.ante, ante_mode=self.s.ante_mode)
+        self._money(self.ledger.post_forced())
 
     def _next_button(self, seated: list[int]) -> int:
         if self.next_button is not None:
@@ -407,21 +524,32 @@ class TableCore:
         return later[0] if later else seated[0]
 
     def _end_hand(self) -> None:
-        hand = self.hand
-        assert hand is not None
-        active = hand.active
-        if len(active) == 1:
-            reason = "uncontested"
-        elif hand.river_dealt:
-            reason = "showdown"
-        else:
+        hand, ledger = self.hand, self.ledger
+        assert hand is not None and ledger is not None
+        self._money(ledger.finalize())
+        settled = ledger.settled
+        if settled is None:
             reason = "cancelled"
+            stacks = dict(ledger.start_stacks)  # an unfinished hand gives every chip back
+        else:
+            reason = "uncontested" if settled.uncontested else "showdown"
+            stacks = dict(ledger.stacks)
+        for seat, stack in stacks.items():
+            if seat in self.players:
+                self.players[seat].stack = stack
         self._emit(ev.HandEnded, reason=reason,
                    stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
                                        stack=self.players[s].stack)
                            for s in hand.order if s in self.players],
                    board=list(hand.board), cards_used=hand.next_index - 1)
         hand.ended = True
+        for seat in hand.order:
+            p = self.players.get(seat)
+            if p is not None and p.stack == 0:
+                del self.players[seat]
+                self._alert("player_eliminated", "TABLE-07", "info",
+                            f"seat {seat} ({p.name}) has no chips left and leaves the table",
+                            seat=seat, hand=self.hand_no)
 
     # ------------------------------------------------------------------ commands
     def _command(self, inp: Command) -> None:
@@ -454,6 +582,18 @@ class TableCore:
                 raise CommandError(f"seat {cmd.seat} has a live hand; unseat after it ends")
             del self.players[cmd.seat]
             return {"seat": cmd.seat}
+        if isinstance(cmd, c.ConfigureCmd):
+            if in_hand:
+                raise CommandError("a level change takes effect between hands; send it after "
+                                   "this hand ends")
+            changes = cmd.model_dump(exclude_none=True, exclude={"request_id"})
+            new = replace(self.s, **changes)
+            if new.small_blind > new.big_blind:
+                raise CommandError(f"small_blind {new.small_blind} exceeds big_blind "
+                                   f"{new.big_blind}")
+            self.s = new
+            return {k: getattr(new, k) for k in ("small_blind", "big_blind", "ante",
+                                                 "ante_mode", "limit")}
         if isinstance(cmd, c.ButtonCmd):
             if cmd.seat not in self.players:
                 raise CommandError(f"seat {cmd.seat} is empty; the button goes to a seated "

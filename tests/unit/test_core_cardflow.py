@@ -93,7 +93,8 @@ def test_button_moves_one_occupied_seat_clockwise_each_hand():
     buttons = []
     for _ in range(4):
         events = run(core, [script.frame("console", "BTN", "NEWHAND")])
-        buttons.append(events[-1].button)  # type: ignore[attr-defined]
+        started = next(e for e in events if isinstance(e, ev.HandStarted))
+        buttons.append(started.button)
     assert buttons == [1, 4, 7, 1]
 
 

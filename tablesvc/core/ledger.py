@@ -1,0 +1,328 @@
+"""The money side of one hold'em hand: forced bets, betting rounds, contributions and awards.
+
+The card flow (``holdem.HoldemHand``) says where the cards are; the ledger says where the chips
+are. It reads bet-zone inventories as each seat's round total (DESIGN §3), holds a changing
+inventory as a *pending* bet until it is final (the next action, the gathering, a card from
+the deck, or ``bet_settle_ms`` without change), classifies it with the betting rules and
+applies it. At the end it splits the pots. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tablesvc.core.betting import BettingRound, Decision, Structure, Violation, action_order
+from tablesvc.core.pots import Award, award_pots, build_pots
+from tablesvc.core.showdown import HandValue, evaluate, show_order
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A forced bet the service posted from the tracked stack."""
+
+    seat: int
+    action: str  # post_small_blind, post_big_blind, post_ante
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Acted:
+    """A voluntary action, final and applied."""
+
+    decision: Decision
+    street: str
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something the chips show that the rules do not allow; the table raises the alert."""
+
+    violation: Violation
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    seat: int
+    cards: tuple[str, ...]
+    value: HandValue
+    tabled: bool  # shown at the table; False: the player may muck unseen
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """The hand is decided: who shows what, and who gets which pot."""
+
+    showdown: tuple[Shown, ...]
+    awards: tuple[Award, ...]
+    uncontested: bool
+
+
+LedgerOutcome = Posted | Acted | Problem | Settled
+
+
+@dataclass
+class Pending:
+    seat: int
+    to: int
+    since_ms: int
+
+
+@dataclass
+class Ledger:
+    """Chips of one hand. ``order`` is s_1..s_N (the deal order: button last)."""
+
+    order: tuple[int, ...]
+    button: int
+    stacks: dict[int, int]
+    small_blind: int
+    big_blind: int
+    ante: int = 0
+    ante_mode: str = "each"
+    structure: Structure = Structure.NO_LIMIT
+    unit: int = 1  # smallest chip in play, for splitting pots
+    settle_ms: int = 1500
+    start_stacks: dict[int, int] = field(default_factory=dict)
+    contributed: dict[int, int] = field(default_factory=dict)  # whole hand
+    folded: set[int] = field(default_factory=set)
+    round: BettingRound | None = None
+    street: str = "preflop"
+    pending: Pending | None = None
+    settled: Settled | None = None
+    history: list[Acted | Posted] = field(default_factory=list)
+    zone: dict[int, int] = field(default_factory=dict)  # last seen bet-zone value
+    aggressor: int | None = None  # last bettor/raiser of the hand (SHOW-01/02)
+
+    def __post_init__(self) -> None:
+        self.start_stacks = dict(self.stacks)
+        self.contributed = dict.fromkeys(self.order, 0)
+
+    # ------------------------------------------------------------------ forced bets
+    @property
+    def heads_up(self) -> bool:
+        return len(self.order) == 2
+
+    @property
+    def blind_seats(self) -> tuple[int, int]:
+        """(small blind, big blind): heads-up the button posts the small blind."""
+        if self.heads_up:
+            return self.order[1], self.order[0]
+        return self.order[0], self.order[1]
+
+    def post_forced(self) -> list[LedgerOutcome]:
+        out: list[LedgerOutcome] = []
+        sb, bb = self.blind_seats
+        if self.ante:
+            payers = [bb] if self.ante_mode == "big_blind" else list(self.order)
+            for s in payers:
+                amount = self._take(s, self.ante)
+                out.append(Posted(s, "post_ante", amount))
+        posted: dict[int, int] = {}
+        for seat, name, amount in ((sb, "post_small_blind", self.small_blind),
+                                   (bb, "post_big_blind", self.big_blind)):
+            got = self._take(seat, amount)
+            posted[seat] = got
+            out.append(Posted(seat, name, got))
+        self.history.extend(o for o in out if isinstance(o, Posted))
+        antes = self.pot_total - sum(posted.values())
+        self.round = BettingRound(
+            street="preflop", order=self._order(preflop=True), stacks=dict(self.stacks),
+            posted=posted, big_blind=self.big_blind, structure=self.structure,
+            pot=antes, bet_unit=self._bet_unit("preflop"))
+        self.zone = dict(posted)
+        return out
+
+    def _take(self, seat: int, amount: int) -> int:
+        got = min(amount, self.stacks[seat])
+        self.stacks[seat] -= got
+        self.contributed[seat] += got
+        return got
+
+    def _bet_unit(self, street: str) -> int:
+        return self.big_blind * (2 if street in ("turn", "river") else 1)
+
+    def _order(self, preflop: bool) -> list[int]:
+        live = [s for s in self.order if s not in self.folded]
+        return action_order(live, preflop=preflop, heads_up=len(self.order) == 2)
+
+    # ------------------------------------------------------------------ amounts
+    @property
+    def round_bets(self) -> int:
+        return sum(self.round.contributed.values()) if self.round else 0
+
+    @property
+    def pot_gathered(self) -> int:
+        """Chips in the middle from earlier rounds and antes (not this round's bets)."""
+        return sum(self.contributed.values()) - self.round_bets
+
+    @property
+    def pot_total(self) -> int:
+        return sum(self.contributed.values())
+
+    @property
+    def live(self) -> list[int]:
+        return [s for s in self.order if s not in self.folded]
+
+    # ------------------------------------------------------------------ what the sensors saw
+    def bet_zone(self, seat: int, value: int, ms: int) -> list[LedgerOutcome]:
+        """A new inventory of seat's bet zone: its round total, once final."""
+        previous = self.zone.get(seat, 0)
+        self.zone[seat] = value
+        rnd = self.round
+        if rnd is None or self.settled is not None:
+            return []
+        if value == 0 and previous > 0 and rnd.complete:
+            return []  # gathering into the pot
+        current = rnd.contributed.get(seat, 0)
+        if self.pending and self.pending.seat == seat:
+            if value == current:
+                self.pending = None  # taken back before it was final
+                return []
+            self.pending = Pending(seat, value, ms)
+            return []
+        out = self.finalize()
+        if value == current:
+            return out
+        if value < current:
+            out.append(Problem(Violation(
+                "bet_withdrawn", "BET-01",
+                f"seat {seat}'s bet went down from {current} to {value} during the round"),
+                seat))
+            return out
+        self.pending = Pending(seat, value, ms)
+        return out
+
+    def finalize(self) -> list[LedgerOutcome]:
+        """Make a pending bet final (called before any other action is taken)."""
+        p, self.pending = self.pending, None
+        if p is None or self.round is None or p.seat not in self.round.active:
+            return []
+        most = self.round.contributed.get(p.seat, 0) + self.round.stacks.get(p.seat, 0)
+        out: list[LedgerOutcome] = []
+        to = p.to
+        if to > most:
+            # the zone holds more than the player had: book what he had, flag the rest
+            out.append(Problem(Violation(
+                "chips_added_mid_hand", "BET-23",
+                f"seat {p.seat}'s bet zone holds {to}, more than the {most} the player had; "
+                f"{most} is booked"), p.seat))
+            to = most
+        return out + self._decide(self.round.classify(p.seat, to))
+
+    def settle_deadline(self) -> int | None:
+        return self.pending.since_ms + self.settle_ms if self.pending else None
+
+    def tick(self, ms: int) -> list[LedgerOutcome]:
+        deadline = self.settle_deadline()
+        return self.finalize() if deadline is not None and ms >= deadline else []
+
+    def check(self, seat: int) -> list[LedgerOutcome]:
+        out = self.finalize()
+        if self.round is None or self.settled or seat not in self.round.active:
+            return out
+        return out + self._decide(self.round.check(seat))
+
+    def fold(self, seat: int) -> list[LedgerOutcome]:
+        out = self.finalize()
+        if seat in self.folded or self.settled or seat not in self.order:
+            return out
+        if self.round is not None and seat in self.round.active:
+            out += self._decide(self.round.fold(seat))
+        else:
+            self.folded.add(seat)
+        return out
+
+    def _decide(self, d: Decision) -> list[LedgerOutcome]:
+        assert self.round is not None
+        out: list[LedgerOutcome] = [Problem(v, d.seat) for v in d.violations]
+        self.round.apply(d)
+        if self.round.last_aggressor is not None:
+            self.aggressor = self.round.last_aggressor
+        if d.action == "fold":
+            self.folded.add(d.seat)
+        else:
+            added = d.amount
+            self.stacks[d.seat] -= added
+            self.contributed[d.seat] += added
+        acted = Acted(d, self.street)
+        self.history.append(acted)
+        out.append(acted)
+        if len(self.live) == 1:
+            out.append(self._settle(uncontested=True))
+        return out
+
+    # ------------------------------------------------------------------ streets
+    @property
+    def betting_open(self) -> bool:
+        """A round is running whose action is not complete."""
+        return self.round is not None and not self.round.complete
+
+    def can_bet(self) -> list[int]:
+        return [s for s in self.live if self.stacks[s] > 0]
+
+    def next_street(self, street: str) -> None:
+        """A new street's cards are out: open its betting round (unless nobody can bet)."""
+        self.finalize()
+        self.street = street
+        if self.settled:
+            return
+        self.round = BettingRound(
+            street=street, order=self._order(preflop=False), stacks=dict(self.stacks),
+            posted={}, big_blind=self.big_blind, structure=self.structure,
+            pot=self.pot_gathered, bet_unit=self._bet_unit(street))
+        self.zone = {}
+
+    def betting_over(self) -> bool:
+        """No more betting this street: the round is complete, or nobody is left to bet against.
+
+        With at most one player able to bet and nothing for him to call, the betting states are
+        skipped (RULES.md §2.2 shortcut, BOARD-06): the board is run out back to back.
+        """
+        if self.pending is not None:
+            return False
+        rnd = self.round
+        if rnd is None or rnd.complete:
+            return True
+        bettors = self.can_bet()
+        return len(bettors) <= 1 and all(rnd.to_call(s) == 0 for s in bettors)
+
+    def showdown_due(self, board_complete: bool) -> bool:
+        return self.settled is None and board_complete and self.betting_over()
+
+    def showdown(self, holes: Mapping[int, Sequence[str]], board: Sequence[str]) -> Settled:
+        return self._settle(uncontested=False, holes=holes, board=board)
+
+    def _settle(self, uncontested: bool, holes: Mapping[int, Sequence[str]] | None = None,
+                board: Sequence[str] = ()) -> Settled:
+        live = self.live
+        pots = build_pots(self.contributed, live)
+        values: dict[int, HandValue] = {}
+        if uncontested:
+            strength: dict[int, tuple[int, ...]] = {s: () for s in live}
+        else:
+            assert holes is not None
+            values = {s: evaluate([*holes[s], *board]) for s in live}
+            strength = {s: v.key for s, v in values.items()}
+        awards = award_pots(pots, strength, self.button, list(self.order), self.unit)
+        for a in awards:
+            for seat, amount in a.shares.items():
+                self.stacks[seat] += amount
+        shown: list[Shown] = []
+        if not uncontested and holes is not None:
+            # who must table his cards: every winner of a contested pot, everyone when a
+            # player is all-in (A-19), and anyone at least as good as the best hand shown
+            # before him; the others may muck unseen, and the public feed never shows them
+            contested = {s for a in awards if len(pots[a.pot].eligible) > 1 for s in a.winners}
+            all_in = any(self.stacks[s] == 0 for s in live) or any(
+                self.start_stacks[s] == self.contributed[s] for s in live)
+            aggressor = self.aggressor
+            best: tuple[int, ...] | None = None
+            for s in show_order(live, aggressor):
+                v = values[s]
+                tabled = all_in or s in contested or best is None or v.key >= best
+                if best is None or v.key > best:
+                    best = v.key
+                shown.append(Shown(s, tuple(holes[s]), v, tabled))
+        self.settled = Settled(tuple(shown), tuple(awards), uncontested)
+        return self.settled

@@ -35,6 +35,17 @@ def describe(e: dict[str, Any]) -> str:
     if t == "action":
         amount = f" {e['amount']}" if e.get("amount") else ""
         return f"seat {e['seat']} {e['action']}{amount} · stack {e['stack']} · pot {e['pot']}"
+    if t == "showdown":
+        if not e.get("tabled"):
+            return f"{e['order']}. seat {e['seat']} mucks unseen"
+        return f"{e['order']}. seat {e['seat']} shows {' '.join(e['cards'])}: {e['rank']}"
+    if t == "pot_awarded":
+        shares = ", ".join(f"seat {k} {v}" for k, v in e["shares"].items())
+        odd = f" (odd chip to seat {e['odd_chip_seat']})" if e.get("odd_chip_seat") else ""
+        how = " uncontested" if e.get("uncontested") else ""
+        return f"{e['pot']} pot {e['amount']}{how} → {shares}{odd}"
+    if t == "hand_history":
+        return f"PHH of the hand ({len(e['phh'].splitlines())} lines)"
     if t == "hand_ended":
         return f"{e['reason']} · {_seats(e['stacks'])}"
     if t == "alert":

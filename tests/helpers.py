@@ -46,9 +46,9 @@ class Script:
         ts, ms = self._t()
         return PortChange(ts, ms, dev, is_open, "" if is_open else "unplugged")
 
-    def cmd(self, name: str, **body: Any) -> Command:
+    def cmd(self, command: str, /, **body: Any) -> Command:
         ts, ms = self._t()
-        return Command(ts, ms, name, body)
+        return Command(ts, ms, command, body)
 
     def tick(self, after_ms: int) -> Tick:
         self.ms += after_ms
@@ -59,8 +59,30 @@ class Script:
 
 
 def make_core(players: dict[int, int] | None = None, deck: dict[str, str] | None = None,
-              **settings: Any) -> TableCore:
+              chips: dict[str, int] | None = None, **settings: Any) -> TableCore:
     players = players if players is not None else {1: 10000, 2: 10000, 3: 10000}
     s = TableSettings(venue="demo", table="t01", devices=dict(DEVICES), **settings)
     decks = DeckRegistry({"RED-0001": deck or make_deck()})
-    return TableCore(s, decks, {}, [Player(seat, f"P{seat}", st) for seat, st in players.items()])
+    return TableCore(s, decks, chips or {},
+                     [Player(seat, f"P{seat}", st) for seat, st in players.items()])
+
+
+class ChipBox:
+    """Chip UIDs with values, handed out so that any amount is made of few chips."""
+
+    DENOMS = (5000, 1000, 500, 100, 25, 5, 1)
+
+    def __init__(self) -> None:
+        self.values: dict[str, int] = {}
+        self._n = 0
+
+    def uids(self, amount: int) -> str:
+        out = []
+        for d in self.DENOMS:
+            while amount >= d:
+                self._n += 1
+                uid = f"C{self._n:015X}"
+                self.values[uid] = d
+                out.append(uid)
+                amount -= d
+        return " ".join(out)

@@ -24,6 +24,8 @@ class Posted:
     seat: int
     action: str  # post_small_blind, post_big_blind, post_ante
     amount: int
+    stack: int  # after posting
+    pot: int  # everything put in so far, this post included
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,13 +119,13 @@ class Ledger:
             payers = [bb] if self.ante_mode == "big_blind" else list(self.order)
             for s in payers:
                 amount = self._take(s, self.ante)
-                out.append(Posted(s, "post_ante", amount))
+                out.append(Posted(s, "post_ante", amount, self.stacks[s], self.pot_total))
         posted: dict[int, int] = {}
         for seat, name, amount in ((sb, "post_small_blind", self.small_blind),
                                    (bb, "post_big_blind", self.big_blind)):
             got = self._take(seat, amount)
             posted[seat] = got
-            out.append(Posted(seat, name, got))
+            out.append(Posted(seat, name, got, self.stacks[seat], self.pot_total))
         self.history.extend(o for o in out if isinstance(o, Posted))
         antes = self.pot_total - sum(posted.values())
         self.round = BettingRound(
@@ -172,16 +174,18 @@ class Ledger:
         rnd = self.round
         if rnd is None or self.settled is not None:
             return []
-        if value == 0 and previous > 0 and rnd.complete:
-            return []  # gathering into the pot
+        out: list[LedgerOutcome] = []
+        if self.pending and self.pending.seat != seat:
+            out += self.finalize()  # another seat moves: the bet before it is final
+        if self.settled is not None or (value == 0 and previous > 0 and rnd.complete):
+            return out  # gathering into the pot
         current = rnd.contributed.get(seat, 0)
         if self.pending and self.pending.seat == seat:
             if value == current:
                 self.pending = None  # taken back before it was final
-                return []
-            self.pending = Pending(seat, value, ms)
-            return []
-        out = self.finalize()
+            else:
+                self.pending = Pending(seat, value, ms)
+            return out
         if value == current:
             return out
         if value < current:

@@ -432,7 +432,7 @@ class TableCore:
                 assert ledger is not None
                 self._emit(ev.Action, seat=o.seat, action=o.action, amount=o.amount,
                            to=o.amount if o.action != "post_ante" else 0,
-                           stack=ledger.stacks[o.seat], pot=ledger.pot_total)
+                           stack=o.stack, pot=o.pot)
             elif isinstance(o, Acted):
                 assert ledger is not None
                 d = o.decision

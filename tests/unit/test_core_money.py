@@ -1,0 +1,219 @@
+"""Chips through the core: blinds, actions from bet-zone inventories, side pots, showdown."""
+
+from __future__ import annotations
+
+from tablesvc.core import events as ev
+from tablesvc.core.table import TableCore
+from tests.helpers import ChipBox, Script, make_core, make_deck
+
+DECK = make_deck()
+UID = {card: uid for uid, card in DECK.items()}
+
+
+class Table:
+    """A scripted table: the core plus a script and a chip box that agree with each other."""
+
+    def __init__(self, stacks: dict[int, int], **settings: object) -> None:
+        self.box = ChipBox()
+        self.core: TableCore = make_core(stacks, DECK, **settings)  # type: ignore[arg-type]
+        self.core.chip_values = self.box.values
+        self.s = Script()
+        self.events: list[ev.Event] = []
+
+    def feed(self, *inputs: object) -> list[ev.Event]:
+        new: list[ev.Event] = []
+        for inp in inputs:
+            new += [e for e in self.core.apply(inp).events  # type: ignore[arg-type]
+                    if not isinstance(e, ev.DeviceStatus)]
+        self.events += new
+        return new
+
+    def newhand(self) -> list[ev.Event]:
+        return self.feed(self.s.frame("console", "BTN", "NEWHAND"))
+
+    def deal(self, *cards_to: tuple[str, str]) -> list[ev.Event]:
+        out = []
+        for card, zone in cards_to:
+            out += self.feed(*self.s.deal(UID[card], zone))
+        return out
+
+    def bet(self, seat: int, total: int) -> list[ev.Event]:
+        return self.feed(self.s.frame("chips", "CHIPS", f"B{seat}", self.box.uids(total)))
+
+    def check(self, seat: int) -> list[ev.Event]:
+        return self.feed(self.s.frame("console", "BTN", "CHECK", str(seat)))
+
+    def fold(self, seat: int) -> list[ev.Event]:
+        return self.feed(self.s.frame("console", "BTN", "FOLD", str(seat)))
+
+    def gather(self, seats: list[int], pot: int) -> list[ev.Event]:
+        out = []
+        for seat in seats:
+            out += self.feed(self.s.frame("chips", "CHIPS", f"B{seat}", ""))
+        return out + self.feed(self.s.frame("chips", "CHIPS", "POT", self.box.uids(pot)))
+
+    def push(self) -> list[ev.Event]:
+        return self.feed(self.s.frame("chips", "CHIPS", "POT", ""))
+
+    def of(self, kind: type[ev.Event]) -> list:  # type: ignore[type-arg]
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+def actions(events: list[ev.Event]) -> list[tuple[int, str, int, int]]:
+    return [(e.seat, e.action, e.amount, e.to) for e in events if isinstance(e, ev.Action)]
+
+
+def test_blinds_are_posted_from_tracked_stacks_as_actions_at_newhand():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    events = t.newhand()
+    assert actions(events) == [(2, "post_small_blind", 50, 50), (3, "post_big_blind", 100, 100)]
+    posted = [e for e in events if isinstance(e, ev.Action)]
+    assert [(e.stack, e.pot) for e in posted] == [(950, 50), (900, 150)]
+
+
+def test_short_stack_posts_big_blind_all_in():
+    t = Table({1: 1000, 2: 1000, 3: 60})
+    assert actions(t.newhand())[-1] == (3, "post_big_blind", 60, 60)
+
+
+def test_antes_each_and_big_blind_ante():
+    t = Table({1: 1000, 2: 1000, 3: 1000}, ante=10)
+    assert [a[:3] for a in actions(t.newhand())][:3] == [
+        (2, "post_ante", 10), (3, "post_ante", 10), (1, "post_ante", 10)]
+    t2 = Table({1: 1000, 2: 1000, 3: 1000}, ante=100, ante_mode="big_blind")
+    assert [a[:3] for a in actions(t2.newhand()) if a[1] == "post_ante"] == [(3, "post_ante", 100)]
+
+
+def test_bet_is_final_at_the_next_action_and_read_as_raise_call_and_check():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    assert actions(t.bet(1, 300)) == []  # still moving: not final yet
+    assert actions(t.bet(2, 300)) == [(1, "raise", 300, 300)]
+    assert actions(t.fold(3)) == [(2, "call", 250, 300), (3, "fold", 0, 100)]
+    assert not t.of(ev.Alert)
+
+
+def test_pending_bet_becomes_final_after_bet_settle_ms():
+    t = Table({1: 1000, 2: 1000, 3: 1000}, bet_settle_ms=1500)
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.bet(1, 100)
+    deadline = t.core.next_deadline()
+    assert deadline is not None and deadline == t.s.ms + 1500
+    assert actions(t.feed(t.s.tick(1499))) == []
+    assert actions(t.feed(t.s.tick(1))) == [(1, "call", 100, 100)]
+
+
+def test_side_pot_showdown_awards_main_and_side_pots_and_busts_the_loser():
+    t = Table({1: 1000, 2: 3000, 3: 3000})
+    t.newhand()  # button 1, SB 2, BB 3; seat 1 acts first pre-flop
+    t.deal(("2c", "S2"), ("Qs", "S3"), ("Ah", "S1"), ("7d", "S2"), ("Qd", "S3"), ("Kh", "S1"))
+    t.bet(1, 1000)
+    t.bet(2, 1000)
+    t.bet(3, 3000)
+    t.bet(2, 3000)
+    t.gather([1, 2, 3], 7000)
+    t.deal(("5c", "BURN"), ("Ks", "BOARD"), ("9c", "BOARD"), ("4d", "BOARD"),
+           ("6c", "BURN"), ("3s", "BOARD"), ("6d", "BURN"), ("8h", "BOARD"))
+    assert actions(t.events)[2:] == [
+        (1, "all_in", 1000, 1000), (2, "call", 950, 1000), (3, "all_in", 2900, 3000),
+        (2, "all_in", 2000, 3000)]
+    shown = t.of(ev.Showdown)
+    assert all(s.tabled for s in shown)  # all-in: every hand is tabled (A-19)
+    assert {s.seat: s.rank for s in shown}[1] == "a pair of kings"
+    pots = t.of(ev.PotAwarded)
+    assert [(p.pot, p.amount, p.seats) for p in pots] == [("main", 3000, [1]),
+                                                        ("side 1", 4000, [3])]
+    t.push()
+    ended = t.of(ev.HandEnded)[0]
+    assert ended.reason == "showdown"
+    assert {s.seat: s.stack for s in ended.stacks} == {1: 3000, 2: 0, 3: 4000}
+    eliminated = [a for a in t.of(ev.Alert) if a.name == "player_eliminated"]
+    assert [a.seat for a in eliminated] == [2]
+    assert 2 not in t.core.players
+    assert not [a for a in t.of(ev.Alert) if a.severity != "info"]
+
+
+def test_everyone_folds_to_the_big_blind_who_wins_uncontested():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.fold(1)
+    t.fold(2)
+    pot = t.of(ev.PotAwarded)
+    assert [(p.amount, p.seats, p.uncontested) for p in pot] == [(150, [3], True)]
+    t.gather([2, 3], 150)
+    t.push()
+    ended = t.of(ev.HandEnded)[0]
+    assert ended.reason == "uncontested"
+    assert {s.seat: s.stack for s in ended.stacks} == {1: 1000, 2: 950, 3: 1050}
+
+
+def test_raise_below_minimum_and_call_short_raise_alerts_with_the_rule():
+    t = Table({1: 5000, 2: 5000, 3: 5000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.bet(1, 150)  # a raise of 50 over the big blind of 100
+    t.bet(2, 80)   # facing 150, puts in 80 with chips behind
+    t.check(3)
+    names = [(a.name, a.rule, a.seat) for a in t.of(ev.Alert)]
+    assert ("raise_below_minimum", "BET-11", 1) in names
+    assert ("call_short", "BET-09", 2) in names
+
+
+def test_unknown_chip_and_a_bet_from_a_seat_not_in_the_hand_raise_alerts_and_play_goes_on():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.feed(t.s.frame("chips", "CHIPS", "B1", "FFFFFFFFFFFFFFFF " + t.box.uids(100)))
+    t.bet(7, 500)
+    t.bet(2, 100)
+    names = [(a.name, a.seat) for a in t.of(ev.Alert)]
+    assert ("foreign_chips_on_table", None) in names
+    assert ("action_out_of_turn", 7) in names
+    assert actions(t.events)[-1] == (1, "call", 100, 100)  # the known chips still count
+
+
+def test_bet_zone_that_shrinks_during_the_round_is_flagged_as_withdrawn():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.bet(1, 300)
+    t.bet(2, 300)
+    t.bet(1, 200)
+    assert "bet_withdrawn" in [a.name for a in t.of(ev.Alert)]
+
+
+def test_gathered_pot_that_does_not_add_up_is_flagged():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.bet(1, 100)
+    t.bet(2, 100)
+    t.check(3)
+    t.gather([1, 2, 3], 200)  # 300 was bet
+    assert "chips_removed_from_table" in [a.name for a in t.of(ev.Alert)]
+
+
+def test_level_change_mid_hand_is_refused_and_between_hands_applies():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    reply = t.core.apply(t.s.cmd("configure", small_blind=100, big_blind=200)).replies[0]
+    assert not reply.ok and "between hands" in str(reply.error)
+    t.fold(1)
+    t.fold(2)
+    t.gather([2, 3], 150)
+    t.push()  # pot awarded uncontested and pushed: the hand is over
+    ok = t.core.apply(t.s.cmd("configure", small_blind=100, big_blind=200)).replies[0]
+    assert ok.ok
+    started = [e for e in t.newhand() if isinstance(e, ev.HandStarted)][0]
+    assert (started.small_blind, started.big_blind) == (100, 200)
+
+
+def test_seat_commands_refuse_unknown_seats_and_negative_stacks_saying_why():
+    t = Table({1: 1000, 2: 1000})
+    bad = t.core.apply(t.s.cmd("seat", seat=12, name="X", stack=-3)).replies[0]
+    assert not bad.ok and "seat" in str(bad.error) and "stack" in str(bad.error)
+    empty = t.core.apply(t.s.cmd("button", seat=6)).replies[0]
+    assert not empty.ok and "seat 6 is empty" in str(empty.error)

@@ -17,7 +17,6 @@ it shares nothing with the service, which writes PHH with its own writer.
 from __future__ import annotations
 
 import datetime
-import json
 import tomllib
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
@@ -292,8 +291,20 @@ def dumps_phh(script: HandScript) -> str:
 
 
 def _toml_key(key: str) -> str:
-    bare = key.replace("_", "").replace("-", "").isalnum() and key.isascii()
-    return key if bare else json.dumps(key)
+    bare = key != "" and all(c.isascii() and (c.isalnum() or c in "_-") for c in key)
+    return key if bare else _toml_string(key)
+
+
+def _toml_string(text: str) -> str:
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"\\u{ord(c):04X}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
 
 
 def _toml(value: object) -> str:
@@ -304,7 +315,7 @@ def _toml(value: object) -> str:
     if isinstance(value, Decimal | float):
         return str(value) if Decimal(value).is_finite() else ("inf" if value > 0 else "-inf")
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return _toml_string(value)
     if isinstance(value, datetime.date | datetime.time):
         return value.isoformat()
     if isinstance(value, list | tuple):

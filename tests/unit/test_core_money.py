@@ -207,7 +207,7 @@ def test_level_change_mid_hand_is_refused_and_between_hands_applies():
     t.push()  # pot awarded uncontested and pushed: the hand is over
     ok = t.core.apply(t.s.cmd("configure", small_blind=100, big_blind=200)).replies[0]
     assert ok.ok
-    started = [e for e in t.newhand() if isinstance(e, ev.HandStarted)][0]
+    started = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
     assert (started.small_blind, started.big_blind) == (100, 200)
 
 

@@ -1,6 +1,7 @@
 """Run a virtual table until interrupted: ``python -m simulators [FOLDER] [options]``.
 
-Prints the device URLs and registry paths to put in the service's configuration, then deals.
+Prints the device URLs and registry paths to put in the service's configuration, then deals:
+random hands, or with ``--phh FILE`` exactly the hand that PHH file records (then stops).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from simulators.phh import load_phh
+from simulators.script import ScriptError
 from simulators.table import HandRecord
 from simulators.virtual import VirtualTableRig
 
@@ -35,7 +38,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int)
     ap.add_argument("--pace", type=float, default=0.5, help="seconds between dealer actions")
     ap.add_argument("--hands", type=int, help="stop after this many hands")
+    ap.add_argument("--limit", default="no-limit",
+                    choices=["no-limit", "pot-limit", "fixed-limit"])  # fmt: skip
+    ap.add_argument("--ante", type=int, default=0)
+    ap.add_argument("--ante-mode", default="each", choices=["each", "big_blind"])
+    ap.add_argument("--aggression", type=float, default=0.0,
+                    help="0..1: how often random players bet and raise")  # fmt: skip
+    ap.add_argument("--phh", type=Path, help="deal this PHH hand history instead")
     args = ap.parse_args(argv)
+    script = None
+    if args.phh is not None:
+        try:
+            script = load_phh(args.phh)
+        except (OSError, ScriptError) as e:
+            print(f"cannot deal {args.phh}: {e}", file=sys.stderr)
+            return 2
     sb, _, bb = args.blinds.partition("/")
     folder = args.folder or Path(tempfile.mkdtemp(prefix="virtual-table-"))
 
@@ -51,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         big_blind=int(bb),
         seed=args.seed,
         pace=args.pace,
+        limit=args.limit,
+        ante=args.ante,
+        ante_mode=args.ante_mode,
+        aggression=args.aggression,
         **extra,
     ) as rig:
         for name, url in rig.device_urls().items():
@@ -66,7 +87,16 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
 
-        rig.table.run(args.hands, stop, on_hand=report)
+        if script is None:
+            rig.table.run(args.hands, stop, on_hand=report)
+            return 0
+        try:
+            rig.table.play_script(script, stop)
+        except ScriptError as e:
+            print(f"cannot deal {args.phh}: {e}", file=sys.stderr)
+            return 2
+        assert rig.table.last_hand is not None
+        report(rig.table.last_hand)
     return 0
 
 

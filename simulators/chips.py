@@ -70,8 +70,7 @@ class ChipPile:
 
     def _break_one(self, float_: ChipPile) -> None:
         """Swap the smallest chip the float can change for smaller chips of the same value."""
-        for uid in sorted(set(self.uids), key=lambda u: self.values[u]):
-            value = self.values[uid]
+        for value, uid in sorted(_one_of_each_value(self.uids, self.values).items()):
             smaller = [u for u in float_.uids if self.values[u] < value]
             change = take_exact(smaller, self.values, value)
             if change:
@@ -89,8 +88,7 @@ class ChipPile:
         pot in big chips. Returns False when the float has no chip left to help.
         """
         while len(self.uids) > max_chips:
-            for big in sorted(set(float_.uids), key=lambda u: self.values[u]):
-                target = self.values[big]
+            for target, big in sorted(_one_of_each_value(float_.uids, self.values).items()):
                 smaller = [u for u in self.uids if self.values[u] < target]
                 group = take_exact(smaller, self.values, target)
                 if group and len(group) > 1:
@@ -133,6 +131,14 @@ class ChipPile:
                 float_.add(group)
                 float_.remove([big])
                 self.add([big])
+
+
+def _one_of_each_value(uids: Iterable[str], values: Mapping[str, int]) -> dict[int, str]:
+    """Value -> the first chip of that value: chips of one value are interchangeable."""
+    first: dict[int, str] = {}
+    for uid in uids:
+        first.setdefault(values[uid], uid)
+    return first
 
 
 def smallest_unit(values: Mapping[str, int]) -> int:

@@ -44,11 +44,21 @@ class PhhHand:
     venue: str
     finishing_stacks: list[int] | None = None
     small_bet: int | None = None
-    """Fixed-limit only; ``min_bet`` when not given."""
+    """Fixed-limit only: ``min_bet`` when not given (and None for the other variants)."""
     big_bet: int | None = None
-    """Fixed-limit only; twice ``min_bet`` when not given."""
+    """Fixed-limit only: twice ``min_bet`` when not given (and None for the other variants)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Any other fields (PHH's optional ones, or user-defined ones starting with ``_``)."""
+
+    def __post_init__(self) -> None:
+        if self.variant in FIXED_LIMIT_VARIANTS:
+            if self.small_bet is None:
+                object.__setattr__(self, "small_bet", self.min_bet)
+            if self.big_bet is None:
+                object.__setattr__(self, "big_bet", 2 * self.min_bet)
+        else:
+            object.__setattr__(self, "small_bet", None)
+            object.__setattr__(self, "big_bet", None)
 
 
 def dumps(h: PhhHand) -> str:
@@ -59,9 +69,7 @@ def dumps(h: PhhHand) -> str:
         f"blinds_or_straddles = {_ints(h.blinds_or_straddles)}",
     ]
     if h.variant in FIXED_LIMIT_VARIANTS:
-        small = h.small_bet if h.small_bet is not None else h.min_bet
-        big = h.big_bet if h.big_bet is not None else 2 * h.min_bet
-        lines += [f"small_bet = {small}", f"big_bet = {big}"]
+        lines += [f"small_bet = {h.small_bet}", f"big_bet = {h.big_bet}"]
     else:
         lines.append(f"min_bet = {h.min_bet}")
     lines.append(f"starting_stacks = {_ints(h.starting_stacks)}")

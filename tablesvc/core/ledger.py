@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tablesvc.core.betting import BettingRound, Decision, Structure, Violation, action_order
-from tablesvc.core.pots import Award, award_pots, build_pots
+from tablesvc.core.pots import Award, Pot, award_pots, build_pots
 from tablesvc.core.showdown import HandValue, evaluate, show_order
 
 
@@ -86,7 +86,8 @@ class Ledger:
     unit: int = 1  # smallest chip in play, for splitting pots
     settle_ms: int = 1500
     start_stacks: dict[int, int] = field(default_factory=dict)
-    contributed: dict[int, int] = field(default_factory=dict)  # whole hand
+    contributed: dict[int, int] = field(default_factory=dict)  # whole hand, antes apart
+    antes: int = 0  # dead money at the bottom of the main pot, which every live seat can win
     folded: set[int] = field(default_factory=set)
     round: BettingRound | None = None
     street: str = "preflop"
@@ -118,7 +119,9 @@ class Ledger:
         if self.ante:
             payers = [bb] if self.ante_mode == "big_blind" else list(self.order)
             for s in payers:
-                amount = self._take(s, self.ante)
+                amount = min(self.ante, self.stacks[s])
+                self.stacks[s] -= amount
+                self.antes += amount
                 out.append(Posted(s, "post_ante", amount, self.stacks[s], self.pot_total))
         posted: dict[int, int] = {}
         for seat, name, amount in ((sb, "post_small_blind", self.small_blind),
@@ -127,11 +130,10 @@ class Ledger:
             posted[seat] = got
             out.append(Posted(seat, name, got, self.stacks[seat], self.pot_total))
         self.history.extend(o for o in out if isinstance(o, Posted))
-        antes = self.pot_total - sum(posted.values())
         self.round = BettingRound(
             street="preflop", order=self._order(preflop=True), stacks=dict(self.stacks),
             posted=posted, big_blind=self.big_blind, structure=self.structure,
-            pot=antes, bet_unit=self._bet_unit("preflop"))
+            pot=self.antes, bet_unit=self._bet_unit("preflop"))
         self.zone = dict(posted)
         return out
 
@@ -156,11 +158,11 @@ class Ledger:
     @property
     def pot_gathered(self) -> int:
         """Chips in the middle from earlier rounds and antes (not this round's bets)."""
-        return sum(self.contributed.values()) - self.round_bets
+        return self.antes + sum(self.contributed.values()) - self.round_bets
 
     @property
     def pot_total(self) -> int:
-        return sum(self.contributed.values())
+        return self.antes + sum(self.contributed.values())
 
     @property
     def live(self) -> list[int]:
@@ -181,11 +183,19 @@ class Ledger:
             return out  # gathering into the pot
         current = rnd.contributed.get(seat, 0)
         if self.pending and self.pending.seat == seat:
-            if value == current:
+            if value == 0:
+                # the zone empties: the last bet of the round being gathered, if that bet
+                # completes the round; otherwise a bet taken back after all
+                out += self.finalize()
+                if self.settled is not None or (self.round is not None and self.round.complete):
+                    return out
+                current = self.round.contributed.get(seat, 0) if self.round else 0
+            elif value == current:
                 self.pending = None  # taken back before it was final
+                return out
             else:
                 self.pending = Pending(seat, value, ms)
-            return out
+                return out
         if value == current:
             return out
         if value < current:
@@ -212,7 +222,11 @@ class Ledger:
                 f"seat {p.seat}'s bet zone holds {to}, more than the {most} the player had; "
                 f"{most} is booked"), p.seat))
             to = most
-        return out + self._decide(self.round.classify(p.seat, to))
+        try:
+            decision = self.round.classify(p.seat, to)
+        except ValueError as err:  # chips that no action explains: flag, book nothing
+            return [*out, Problem(Violation("bet_withdrawn", "BET-01", str(err)), p.seat)]
+        return out + self._decide(decision)
 
     def settle_deadline(self) -> int | None:
         return self.pending.since_ms + self.settle_ms if self.pending else None
@@ -274,7 +288,7 @@ class Ledger:
         self.round = BettingRound(
             street=street, order=self._order(preflop=False), stacks=dict(self.stacks),
             posted={}, big_blind=self.big_blind, structure=self.structure,
-            pot=self.pot_gathered, bet_unit=self._bet_unit(street))
+            pot=self.pot_total, bet_unit=self._bet_unit(street))
         self.zone = {}
 
     def betting_over(self) -> bool:
@@ -301,6 +315,9 @@ class Ledger:
                 board: Sequence[str] = ()) -> Settled:
         live = self.live
         pots = build_pots(self.contributed, live)
+        if self.antes:
+            main = pots[0]
+            pots[0] = Pot(main.amount + self.antes, main.eligible)
         values: dict[int, HandValue] = {}
         if uncontested:
             strength: dict[int, tuple[int, ...]] = {s: () for s in live}
@@ -308,6 +325,7 @@ class Ledger:
             assert holes is not None
             values = {s: evaluate([*holes[s], *board]) for s in live}
             strength = {s: v.key for s, v in values.items()}
+        all_in = any(self.stacks[s] == 0 for s in live)  # before the awards refill stacks
         awards = award_pots(pots, strength, self.button, list(self.order), self.unit)
         for a in awards:
             for seat, amount in a.shares.items():
@@ -318,8 +336,6 @@ class Ledger:
             # player is all-in (A-19), and anyone at least as good as the best hand shown
             # before him; the others may muck unseen, and the public feed never shows them
             contested = {s for a in awards if len(pots[a.pot].eligible) > 1 for s in a.winners}
-            all_in = any(self.stacks[s] == 0 for s in live) or any(
-                self.start_stacks[s] == self.contributed[s] for s in live)
             aggressor = self.aggressor
             best: tuple[int, ...] | None = None
             for s in show_order(live, aggressor):

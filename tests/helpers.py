@@ -86,3 +86,19 @@ class ChipBox:
                 out.append(uid)
                 amount -= d
         return " ".join(out)
+
+
+def track(frames: list[tuple[str, bytes]], *, stacks: dict[int, int], button: int,
+          deck: dict[str, str], chips: dict[str, int], names: dict[int, str] | None = None,
+          **settings: Any) -> list[Any]:
+    """Feed recorded device frames, in their true order, through a fresh core; its events."""
+    s = TableSettings(venue="diff", table="t", devices=dict(DEVICES), **settings)
+    names = names or {}
+    core = TableCore(s, DeckRegistry({"SIM": dict(deck)}), dict(chips),
+                     [Player(seat, names.get(seat, f"P{seat}"), st)
+                      for seat, st in stacks.items()])
+    script = Script()
+    events = list(core.apply(script.cmd("button", seat=button)).events)
+    for dev, raw in frames:
+        events += core.apply(script.raw(dev, raw.decode().rstrip("\r\n"))).events
+    return events

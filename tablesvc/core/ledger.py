@@ -34,6 +34,7 @@ class Acted:
 
     decision: Decision
     street: str
+    raised: bool  # it put the round's highest bet up
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +255,7 @@ class Ledger:
     def _decide(self, d: Decision) -> list[LedgerOutcome]:
         assert self.round is not None
         out: list[LedgerOutcome] = [Problem(v, d.seat) for v in d.violations]
+        raised = d.action != "fold" and d.to > self.round.high
         self.round.apply(d)
         if self.round.last_aggressor is not None:
             self.aggressor = self.round.last_aggressor
@@ -263,7 +265,7 @@ class Ledger:
             added = d.amount
             self.stacks[d.seat] -= added
             self.contributed[d.seat] += added
-        acted = Acted(d, self.street)
+        acted = Acted(d, self.street, raised)
         self.history.append(acted)
         out.append(acted)
         if len(self.live) == 1:

@@ -16,6 +16,7 @@ from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.commands import CommandError, parse_command
+from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import (
     BoardDealt,
     Burned,
@@ -134,6 +135,7 @@ class TableCore:
         self.hand_no = 0
         self.hand: HoldemHand | None = None
         self.ledger: Ledger | None = None
+        self.book: HistoryBook | None = None
         self.hand_deck: str | None = None
         self.flagged: set[str] = set()  # tags already alerted on in this hand
         self.next_button: int | None = None
@@ -348,10 +350,14 @@ class TableCore:
                            card=o.card if o.face_up else None)
                 if o.hole is not None:
                     self._emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
+                    if self.book is not None:
+                        self.book.hole(o.seat, o.hole)
             elif isinstance(o, Burned):
                 self._emit(ev.Burn, before=o.before, index=o.index)
             elif isinstance(o, BoardDealt):
                 self._emit(ev.Board, street=o.street, cards=list(o.cards), board=list(o.board))
+                if self.book is not None:
+                    self.book.board(o.cards)
                 if self.ledger is not None:
                     self.ledger.next_street(o.street)
                     self._maybe_showdown()
@@ -436,6 +442,8 @@ class TableCore:
             elif isinstance(o, Acted):
                 assert ledger is not None
                 d = o.decision
+                if self.book is not None:
+                    self.book.act(d, o.raised)
                 self._emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount, to=d.to,
                            stack=ledger.stacks[d.seat], pot=ledger.pot_total)
             elif isinstance(o, Problem):
@@ -504,6 +512,7 @@ class TableCore:
             small_blind=self.s.small_blind, big_blind=self.s.big_blind, ante=self.s.ante,
             ante_mode=self.s.ante_mode, structure=Structure(self.s.limit),
             unit=min(self.chip_values.values(), default=1), settle_ms=self.s.bet_settle_ms)
+        self.book = HistoryBook(order)
         sb, bb = self.ledger.blind_seats
         self._emit(ev.HandStarted, hand=self.hand_no, variant="holdem", limit=self.s.limit,
                    button=button, small_blind_seat=sb, big_blind_seat=bb,
@@ -542,6 +551,11 @@ class TableCore:
                                        stack=self.players[s].stack)
                            for s in hand.order if s in self.players],
                    board=list(hand.board), cards_used=hand.next_index - 1)
+        if settled is not None and self.book is not None:
+            names = {s: p.name for s, p in self.players.items()}
+            self._emit(ev.HandHistory, phh=self.book.phh(
+                ledger, self.s.limit, names, hand=self.hand_no, table=self.s.table,
+                venue=self.s.venue, seats=self.s.seats))
         hand.ended = True
         for seat in hand.order:
             p = self.players.get(seat)

@@ -16,14 +16,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from drivers.devices import known_kinds
 from simulators.phh import dumps_phh, script_from_record
 from simulators.table import HandRecord
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
-from tablesvc.core.cards import DeckRegistry
-from tablesvc.core.inputs import FrameIn, format_ts
-from tablesvc.core.table import Player, TableCore, TableSettings
+from tablesvc.phh import loads as load_service_phh
+from tests.helpers import track
 from tests.unit.test_sim_pokerkit import pokerkit_stacks, replay
 
 HANDS = int(__import__("os").environ.get("DIFF_HANDS", "1000"))
@@ -44,19 +42,9 @@ def tracked(seed: int, i: int, rng: random.Random) -> tuple[HandRecord, list[ev.
         all_in_share=rng.uniform(0.1, 0.5), fold_probability=rng.uniform(0.05, 0.3),
         button=button)
     record = table.play_hand()
-    settings = TableSettings(venue="diff", table="t", limit=limit, small_blind=sb,
-                             big_blind=bb, ante=ante, ante_mode=mode,
-                             devices={k: k for k in known_kinds()})
-    core = TableCore(settings, DeckRegistry({"SIM": dict(table.deck)}), dict(table.chip_values),
-                     [Player(s, f"P{s}", st) for s, st in seats.items()])
-    events: list[ev.Event] = []
-    t0 = 1_796_000_000_000
-    from tests.helpers import Script
-
-    events += core.apply(Script(t0).cmd("button", seat=button)).events
-    for k, (dev, raw) in enumerate(frames):
-        ms = t0 + 10 * (k + 1)
-        events += core.apply(FrameIn(format_ts(ms), ms, dev, raw.decode().rstrip("\r\n"))).events
+    events = track(frames, stacks=seats, button=button, deck=table.deck,
+                   chips=table.chip_values, limit=limit, small_blind=sb, big_blind=bb,
+                   ante=ante, ante_mode=mode)
     return record, events
 
 
@@ -85,8 +73,15 @@ def test_service_settles_every_random_hand_exactly_like_the_table_and_pokerkit(
         awards = [(e.amount, {int(k): v for k, v in e.shares.items()})
                   for e in events if isinstance(e, ev.PotAwarded)]
         assert awards == [(p.amount, dict(p.shares)) for p in record.pots], where
+        # the service's own hand history tells the table's story and ends at its stacks
+        phh = [e.phh for e in events if isinstance(e, ev.HandHistory)]
+        assert len(phh) == 1, where
+        told = load_service_phh(phh[0])
+        truth = load_service_phh(dumps_phh(script_from_record(record)))
+        assert told.actions == truth.actions, where
+        assert told.finishing_stacks == [record.stacks_after[s] for s in record.seats], where
         if record.limit != "pot-limit":  # PHH has no pot-limit hold'em code (see sim tests)
-            state = replay(dumps_phh(script_from_record(record)), record.unit)
+            state = replay(phh[0], record.unit)
             assert list(state.stacks) == pokerkit_stacks(record), where
 
 

@@ -259,6 +259,15 @@ class Service:
         self._after(outputs)
         return len(batch)
 
+    def _write_history(self, e: ev.HandHistory) -> None:
+        """Keep every finished hand as a PHH file next to the journal."""
+        folder = self.storage / "hands"
+        try:
+            folder.mkdir(exist_ok=True)
+            (folder / f"{e.table}-{e.hand or 0:06d}.phh").write_text(e.phh, encoding="utf-8")
+        except OSError as exc:
+            log.error("hand history not written", hand=e.hand, error=str(exc))
+
     def _after(self, outputs: list[Output]) -> None:
         pub = self.publisher
         if pub is None:
@@ -267,6 +276,8 @@ class Service:
         for out in outputs:
             self.stats.events += len(out.events)
             for e in out.events:
+                if isinstance(e, ev.HandHistory):
+                    self._write_history(e)
                 if isinstance(e, ev.DeviceStatus):
                     pub.set_retained(f"devices/{e.device}", e.model_dump(mode="json"))
                 if isinstance(e, ev.Alert):

@@ -20,8 +20,20 @@ DEFAULT_SEATS = {s: 10_000 for s in range(1, 7)}
 
 
 def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
+    script = None
+    if getattr(args, "phh", None):
+        from simulators.phh import load_phh
+        from simulators.script import ScriptError
+
+        try:
+            script = load_phh(Path(args.phh))
+        except (ScriptError, OSError, ValueError) as err:
+            print(f"cannot deal {args.phh}: {err}", file=sys.stderr)
+            return 2
     folder = (Path(args.dir) if args.dir else resolve(cfg_path, cfg.storage.dir) / "sim").resolve()
     seats = {p.seat: p.stack for p in cfg.players} or DEFAULT_SEATS
+    if script is not None:
+        seats = dict(script.stacks)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -29,27 +41,40 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    game = cfg.game
     rig = VirtualTableRig(
         folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),
         chips=resolve(cfg_path, cfg.registry.chips), seats=seats,
-        small_blind=cfg.game.small_blind, big_blind=cfg.game.big_blind, seed=args.seed,
-        pace=args.pace,
+        small_blind=script.small_blind if script else game.small_blind,
+        big_blind=script.big_blind if script else game.big_blind,
+        ante=script.ante if script else game.ante,
+        ante_mode=script.ante_mode if script else game.ante_mode,
+        limit=script.limit.value if script else game.limit,
+        button=script.button if script else None, seed=args.seed, pace=args.pace,
     )
     try:
         print("# virtual devices are up; put these into the service's config:")
         for name, url in rig.device_urls().items():
             print(f'[devices.{name}]\nurl = "{url}"')
-        if not cfg.players:
+        if script is not None:
+            names = dict(zip(script.seats, script.players, strict=False))
+            print(f"# the hand of {args.phh}: seat these players (button {script.button}) "
+                  f"with limit {script.limit.value}, blinds {script.small_blind}/"
+                  f"{script.big_blind}, ante {script.ante} ({script.ante_mode}):")
+            for seat, stack in script.stacks.items():
+                print(f'[[players]]\nseat = {seat}\nname = "{names.get(seat, f"P{seat}")}"\n'
+                      f"stack = {stack}")
+        elif not cfg.players:
             seated = ", ".join(f"{s}: {st}" for s, st in seats.items())
             print(f"# no [[players]] in the config: the virtual table seats {seated}; seat "
                   "them in the service too (cmd/seat)")
         sys.stdout.flush()
         if stop.wait(args.wait):
             return 0
-        dealer = rig.start(args.hands)
+        dealer = rig.start_script(script) if script is not None else rig.start(args.hands)
         while dealer.is_alive() and not stop.is_set():
             dealer.join(0.2)
-        if args.hands is None or stop.is_set():
+        if (args.hands is None and script is None) or stop.is_set():
             return 0
         stop.wait(1.0)  # let the last frames drain before the ports close
         return 0

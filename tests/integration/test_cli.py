@@ -36,7 +36,7 @@ CLI = [sys.executable, "-m", "tablesvc.cli"]
 # New-deck order, written out independently of the code under test
 NEW_DECK_ORDER = ([r + "s" for r in "A23456789TJQK"] + [r + "d" for r in "A23456789TJQK"]
                   + [r + "c" for r in "KQJT98765432A"] + [r + "h" for r in "KQJT98765432A"])
-SECURE_TYPES = {"hole_cards", "alert_detail", "equity"}  # DESIGN §8: the secure feed
+SECURE_TYPES = {"hole_cards", "alert_detail", "equity", "hand_history"}  # they reveal hole cards
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -410,3 +410,42 @@ def test_replay_of_a_journal_with_a_corrupt_middle_line_fails_naming_the_line(
     assert result.returncode == 1
     assert f"{journal}:6:" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_sim_phh_seats_the_files_players_and_deals_its_hand(tmp_path: Path) -> None:
+    from tests.integration.test_sim_phh import HEADS_UP
+
+    cfg = write_table(tmp_path)
+    phh = tmp_path / "hand.phh"
+    phh.write_text(HEADS_UP)
+    proc = subprocess.Popen([*CLI, "sim", "--config", str(cfg), "--phh", str(phh), "--pace",
+                             "0", "--wait", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    taps: dict[str, FrameTap] = {}
+    try:
+        assert proc.stdout is not None
+        printed = ""
+        while printed.count("stack = ") < 2:
+            line = proc.stdout.readline()
+            assert line, f"sim ended early: {proc.communicate(timeout=WAIT)}"
+            printed += line
+        doc = tomllib.loads(printed)
+        assert {p["seat"]: p["stack"] for p in doc["players"]} == {4: 5000, 8: 5000}
+        taps["cards"] = FrameTap(doc["devices"]["cards"]["url"])
+        _, err = proc.communicate(timeout=WAIT)
+        assert proc.returncode == 0, err
+        wait_until(lambda: any(f.type == "ARR" and f.fields[0] == "BOARD"
+                               for f in taps["cards"].frames), WAIT, "the flop on the wire")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for tap in taps.values():
+            tap.close()
+
+
+def test_sim_refuses_a_phh_file_it_cannot_deal(tmp_path: Path) -> None:
+    cfg = write_table(tmp_path)
+    bad = tmp_path / "bad.phh"
+    bad.write_text('variant = "NT"\nactions = ["p9 cbr 100"]\n')
+    out = run_cli("sim", "--config", str(cfg), "--phh", str(bad), "--wait", "0")
+    assert out.returncode == 2 and "cannot deal" in out.stderr

@@ -8,10 +8,14 @@ from pathlib import Path
 import pytest
 
 from simulators.virtual import VirtualTableRig
+from tablesvc.core.events import EVENT_TYPES
 from tablesvc.localbroker import Mosquitto, wait_until
 from tests.conftest import ServiceProcess, Subscriber
 
 PREFIX = "tablesvc/v1/demo/t01"
+SECURE = frozenset(cls.model_fields["type"].default for cls in EVENT_TYPES
+                   if cls.FEED == "secure")
+"""Event types published only on secure/events."""
 PLAYERS = {1: "Ann", 3: "Ben", 4: "Cy", 7: "Di"}
 
 

@@ -19,7 +19,7 @@ import pytest
 from simulators.virtual import VirtualTableRig
 from tablesvc.localbroker import Mosquitto, wait_until
 from tests.conftest import ROOT, ServiceProcess, Subscriber
-from tests.integration.conftest import PLAYERS, PREFIX, all_devices_online, start_service
+from tests.integration.conftest import PLAYERS, PREFIX, SECURE, all_devices_online, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -90,8 +90,8 @@ def test_full_hand_reaches_subscriber_in_order_with_hole_cards_only_on_secure(
         assert not leaked, f"hole card on public topic {m.topic}: {text[:200]}"
     # and the journal replays to exactly what was published
     replayed = replay(cfg)
-    assert [e for e in replayed if e["type"] not in ("hole_cards", "alert_detail")] == public
-    assert [e for e in replayed if e["type"] in ("hole_cards", "alert_detail")] == secure
+    assert [e for e in replayed if e["type"] not in SECURE] == public
+    assert [e for e in replayed if e["type"] in SECURE] == secure
 
 
 def test_broker_down_mid_hand_then_back_every_event_arrives_once_in_order(
@@ -120,7 +120,7 @@ def test_broker_down_mid_hand_then_back_every_event_arrives_once_in_order(
         svc.stop()
         public = sub.events("events")
         assert_contiguous(public)
-        replayed = [e for e in replay(cfg) if e["type"] not in ("hole_cards", "alert_detail")]
+        replayed = [e for e in replay(cfg) if e["type"] not in SECURE]
         assert public == replayed
         assert not [e for e in public if e["type"] == "alert"]
     finally:
@@ -165,7 +165,7 @@ def test_sigkill_mid_hand_and_restart_loses_and_doubles_nothing_and_tracking_con
     assert [e["type"] for e in hand].count("hand_started") == 1
     assert sum(e["type"] == "card_dealt" for e in hand) == 2 * len(PLAYERS)
     assert not [e for e in hand if e["type"] == "alert"], "tracking lost its place"
-    replayed = [e for e in replay(cfg) if e["type"] not in ("hole_cards", "alert_detail")]
+    replayed = [e for e in replay(cfg) if e["type"] not in SECURE]
     assert public == replayed
 
 

@@ -10,7 +10,7 @@ import pytest
 from simulators.virtual import VirtualTableRig
 from tablesvc.localbroker import Mosquitto, wait_until
 from tests.conftest import ServiceProcess, Subscriber
-from tests.integration.conftest import PREFIX, start_service
+from tests.integration.conftest import PREFIX, SECURE, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -99,5 +99,5 @@ def test_replay_command_fills_a_consumers_gap_with_public_events_only(
     data = replies["gap"]["data"]
     assert replies["gap"]["ok"] is True and data["truncated"] is False
     assert data["events"] == sub.events("events")
-    assert not [e for e in data["events"] if e["type"] in ("hole_cards", "alert_detail")]
+    assert not [e for e in data["events"] if e["type"] in SECURE]
     assert svc.stop() == 0

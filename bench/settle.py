@@ -38,12 +38,11 @@ def run(repeat: int = 2000) -> None:
     dt = (time.perf_counter() - t) / repeat
     print(f"settle a 10-way all-in (10 evaluations, {pots / repeat:.1f} pots on average): "
           f"{dt * 1e6:,.0f} µs per hand")
-    seven = [c for _, _, c in hands]
-    holes = [h[1] for _, h, _ in hands]
+    sevens = [[*holes[1], *board] for _, holes, board in hands]
     t = time.perf_counter()
     n = 0
-    for board, hole in zip(seven, holes, strict=True):
-        evaluate([*hole, *board])
+    for cards in sevens:
+        evaluate(cards)
         n += 1
     dt = time.perf_counter() - t
     print(f"evaluate() best five of seven, with the hand's name: {n / dt:,.0f} hands/s")

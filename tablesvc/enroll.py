@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import serial
 
-from drivers.tsp import FrameError, LineSplitter, decode
+from drivers.tsp import Frame, FrameError, LineSplitter, decode
 from tablesvc.core.cards import new_deck_order
 from tablesvc.registry import RegistryError, load_chips, load_decks, write_json_atomic
 
@@ -23,6 +23,25 @@ QUIET_AFTER_S = 1.0
 
 class EnrollError(Exception):
     pass
+
+
+def _frames(url: str, baudrate: int, what: str) -> Iterator[Frame | None]:
+    """Valid frames from a port; ``None`` every read timeout (0.1 s) so callers can give up."""
+    try:
+        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.1)
+    except (serial.SerialException, OSError) as exc:
+        raise EnrollError(f"cannot open the {what} at {url}: {exc}") from None
+    splitter = LineSplitter()
+    try:
+        while True:
+            yield None
+            for chunk in splitter.feed(port.read(256)):
+                try:
+                    yield decode(chunk.decode("latin-1"))
+                except FrameError:
+                    continue  # noise on the line is not a card
+    finally:
+        port.close()
 
 
 def enroll_deck(url: str, baudrate: int, deck_id: str, folder: Path, *, timeout_s: float = 300,
@@ -36,43 +55,30 @@ def enroll_deck(url: str, baudrate: int, deck_id: str, folder: Path, *, timeout_
         known = load_decks(folder)
     except RegistryError as err:
         raise EnrollError(f"the deck folder has problems: {err}") from None
-    try:
-        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.1)
-    except (serial.SerialException, OSError) as exc:
-        raise EnrollError(f"cannot open the shoe at {url}: {exc}") from None
     uids: list[str] = []
-    splitter = LineSplitter()
     deadline = time.monotonic() + timeout_s
     quiet_until: float | None = None
-    try:
-        while True:
-            now = time.monotonic()
-            if quiet_until is not None and now >= quiet_until:
-                break
-            if now >= deadline:
-                raise EnrollError(f"only {len(uids)} of 52 cards read before the timeout")
-            for chunk in splitter.feed(port.read(256)):
-                try:
-                    frame = decode(chunk.decode("latin-1"))
-                except FrameError:
-                    continue
-                if frame.type != "DRAW":
-                    continue
-                uid = frame.fields[0]
-                if uid in uids:
-                    raise EnrollError(f"UID {uid} was read twice (card {len(uids) + 1})")
-                found = known.lookup(uid)
-                if found is not None:
-                    raise EnrollError(f"UID {uid} already belongs to deck {found[0]}")
-                uids.append(uid)
-                if len(uids) > 52:
-                    raise EnrollError("more than 52 cards were read")
-                if progress:
-                    progress(len(uids))
-                if len(uids) == 52:
-                    quiet_until = time.monotonic() + QUIET_AFTER_S
-    finally:
-        port.close()
+    for frame in _frames(url, baudrate, "shoe"):
+        now = time.monotonic()
+        if quiet_until is not None and now >= quiet_until:
+            break
+        if now >= deadline:
+            raise EnrollError(f"only {len(uids)} of 52 cards read before the timeout")
+        if frame is None or frame.type != "DRAW":
+            continue
+        uid = frame.fields[0]
+        if uid in uids:
+            raise EnrollError(f"UID {uid} was read twice (card {len(uids) + 1})")
+        found = known.lookup(uid)
+        if found is not None:
+            raise EnrollError(f"UID {uid} already belongs to deck {found[0]}")
+        uids.append(uid)
+        if len(uids) > 52:
+            raise EnrollError("more than 52 cards were read")
+        if progress:
+            progress(len(uids))
+        if len(uids) == 52:
+            quiet_until = time.monotonic() + QUIET_AFTER_S
     cards = dict(zip(uids, new_deck_order(), strict=True))
     write_json_atomic(target, {"deck_id": deck_id, "cards": cards})
     return target
@@ -92,27 +98,14 @@ def enroll_chips(url: str, baudrate: int, zone: str, value: int, registry: Path,
         known = load_chips(registry)
     except RegistryError as err:
         raise EnrollError(str(err)) from None
-    try:
-        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.1)
-    except (serial.SerialException, OSError) as exc:
-        raise EnrollError(f"cannot open the chip reader at {url}: {exc}") from None
-    splitter = LineSplitter()
     deadline = time.monotonic() + timeout_s
     uids: list[str] | None = None
-    try:
-        while uids is None:
-            if time.monotonic() >= deadline:
-                raise EnrollError(f"no inventory of zone {zone} within {timeout_s:.0f} s")
-            for chunk in splitter.feed(port.read(256)):
-                try:
-                    frame = decode(chunk.decode("latin-1"))
-                except FrameError:
-                    continue
-                if frame.type == "CHIPS" and frame.fields[0] == zone:
-                    uids = frame.fields[1].split(" ") if frame.fields[1] else []
-                    break
-    finally:
-        port.close()
+    for frame in _frames(url, baudrate, "chip reader"):
+        if time.monotonic() >= deadline:
+            raise EnrollError(f"no inventory of zone {zone} within {timeout_s:.0f} s")
+        if frame is not None and frame.type == "CHIPS" and frame.fields[0] == zone:
+            uids = frame.fields[1].split(" ") if frame.fields[1] else []
+            break
     if not uids:
         raise EnrollError(f"zone {zone} is empty: put the chips to enroll on it")
     clash = sorted(u for u in uids if u in known and known[u] != value)

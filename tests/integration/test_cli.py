@@ -449,3 +449,39 @@ def test_sim_refuses_a_phh_file_it_cannot_deal(tmp_path: Path) -> None:
     bad.write_text('variant = "NT"\nactions = ["p9 cbr 100"]\n')
     out = run_cli("sim", "--config", str(cfg), "--phh", str(bad), "--wait", "0")
     assert out.returncode == 2 and "cannot deal" in out.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# chips enroll
+
+
+def chips_enroll(tmp_path: Path, endpoint: PtyEndpoint, value: int) -> subprocess.Popen[str]:
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f'[table]\nvenue = "v"\nid = "t"\n[devices.chips]\nurl = "{endpoint.url}"\n'
+                   '[registry]\nchips = "chips.json"\n')
+    return subprocess.Popen([*CLI, "chips", "enroll", "--config", str(cfg), "--zone", "TRAY",
+                             "--value", str(value), "--timeout", "10"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def test_chips_enroll_gives_every_chip_in_the_zone_its_value_and_refuses_a_clash(
+        tmp_path: Path) -> None:
+    endpoint = PtyEndpoint(tmp_path / "dev" / "chips")
+    device = VirtualDevice("chips", endpoint, "VS-CHIPS")
+    uids = fresh_uids(5, seed=4)
+    try:
+        for value, expect in ((500, 0), (100, 1)):
+            proc = chips_enroll(tmp_path, endpoint, value)
+            wait_until(lambda p=proc: endpoint.connected or p.poll() is not None, WAIT,
+                       "the chip reader to be opened")
+            device.send("CHIPS", "B3", uids[0])  # another zone: not what we enroll
+            device.send("CHIPS", "TRAY", " ".join(uids))
+            _, err = proc.communicate(timeout=WAIT)
+            assert proc.returncode == expect, err
+            wait_until(lambda: not endpoint.connected, WAIT, "the port to be closed")
+        assert "already enrolled with another value" in err
+        doc = json.loads((tmp_path / "chips.json").read_text())
+        assert doc == {"chips": dict.fromkeys(uids, 500)}  # the refused run wrote nothing
+    finally:
+        device.stop()
+        endpoint.close()

@@ -316,7 +316,12 @@ class Ledger:
     def _settle(self, uncontested: bool, holes: Mapping[int, Sequence[str]] | None = None,
                 board: Sequence[str] = ()) -> Settled:
         live = self.live
-        pots = build_pots(self.contributed, live)
+        try:
+            pots = build_pots(self.contributed, live)
+        except ValueError:
+            # the players left put nothing in (cards collected before anyone acted): the
+            # chips in the middle are dead money for them
+            pots = [Pot(sum(self.contributed.values()), tuple(sorted(live)))]
         if self.antes:
             main = pots[0]
             pots[0] = Pot(main.amount + self.antes, main.eligible)

@@ -217,3 +217,13 @@ def test_seat_commands_refuse_unknown_seats_and_negative_stacks_saying_why():
     assert not bad.ok and "seat" in str(bad.error) and "stack" in str(bad.error)
     empty = t.core.apply(t.s.cmd("button", seat=6)).replies[0]
     assert not empty.ok and "seat 6 is empty" in str(empty.error)
+
+
+def test_blinds_folding_to_a_player_who_put_nothing_in_award_him_the_dead_blinds():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()  # button 1 has nothing in; the blinds fold (e.g. cards collected early)
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.fold(2)
+    t.fold(3)
+    pots = t.of(ev.PotAwarded)
+    assert [(p.amount, p.seats) for p in pots] == [(150, [1])]

@@ -22,6 +22,7 @@ from simulators.decks import (
 )
 from simulators.device import VirtualDevice
 from simulators.endpoints import Endpoint, PtyEndpoint, Recorder, TcpEndpoint
+from simulators.scenario import Scenario, ScenarioPlayer
 from simulators.script import HandScript
 from simulators.table import HandRecord, VirtualTable
 
@@ -182,6 +183,40 @@ class VirtualTableRig:
         self._runner = threading.Thread(target=deal, name="dealer", daemon=True)
         self._runner.start()
         return self._runner
+
+    def play_scenario(
+        self,
+        scenario: Scenario,
+        *,
+        pace: float = 0.0,
+        stop: threading.Event | None = None,
+    ) -> dict[int, int]:
+        """Do a test scenario's steps (``simulators.scenario.load_scenario`` reads one) on
+        these devices, with this table's deck and chips; returns the players' stacks after.
+
+        The table's own chip inventories would contradict the scenario's, so its chip
+        refresh pauses meanwhile and the scenario's chips are repeated instead.
+        """
+        if self._runner is not None and self._runner.is_alive():
+            raise RuntimeError("the table is already dealing")
+        player = ScenarioPlayer(
+            self.devices, self.table.deck, self.table.chip_values, scenario, pace=pace, stop=stop
+        )
+        self.table.stop_chip_refresh()
+        done = threading.Event()
+
+        def refresh() -> None:
+            while not done.wait(1.0):
+                player.refresh_chips()
+
+        refresher = threading.Thread(target=refresh, name="scenario chips", daemon=True)
+        refresher.start()
+        try:
+            player.play()
+        finally:
+            done.set()
+            refresher.join()
+        return {s: p.value for s, p in sorted(player.stacks.items())}
 
     def stop(self) -> None:
         """Finish the current hand at full speed and stop dealing."""

@@ -175,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--pace", type=float, default=0.3, help="seconds between dealer actions")
     s.add_argument("--phh", help="deal this PHH hand history (one hand) instead of random hands")
+    s.add_argument("--scenario", help="play this test scenario (a YAML file of "
+                   "simulators/scenarios) instead of random hands")
     s.add_argument("--wait", type=float, default=2.0,
                    help="seconds to wait after start before dealing")
     s.set_defaults(func=cmd_sim)

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+from simulators.scenario import Scenario
 from simulators.virtual import VirtualTableRig
 from tablesvc.config import Config, resolve
 
@@ -30,10 +31,24 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
         except (ScriptError, OSError, ValueError) as err:
             print(f"cannot deal {args.phh}: {err}", file=sys.stderr)
             return 2
+    scenario = None
+    if getattr(args, "scenario", None):
+        from simulators.scenario import ScenarioError, load_scenario
+
+        if script is not None:
+            print("give --phh or --scenario, not both", file=sys.stderr)
+            return 2
+        try:
+            scenario = load_scenario(Path(args.scenario))
+        except ScenarioError as err:
+            print(f"cannot play {err}", file=sys.stderr)
+            return 2
     folder = (Path(args.dir) if args.dir else resolve(cfg_path, cfg.storage.dir) / "sim").resolve()
     seats = {p.seat: p.stack for p in cfg.players} or DEFAULT_SEATS
     if script is not None:
         seats = dict(script.stacks)
+    if scenario is not None:
+        seats = dict(scenario.setup.seats)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -42,6 +57,8 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     game = cfg.game
+    if scenario is not None:
+        return _run_scenario(scenario, folder, cfg, cfg_path, args, stop)
     rig = VirtualTableRig(
         folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),
         chips=resolve(cfg_path, cfg.registry.chips), seats=seats,
@@ -76,6 +93,47 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
             dealer.join(0.2)
         if (args.hands is None and script is None) or stop.is_set():
             return 0
+        stop.wait(1.0)  # let the last frames drain before the ports close
+        return 0
+    finally:
+        rig.close()
+
+
+def _run_scenario(scenario: Scenario, folder: Path, cfg: Config, cfg_path: Path,
+                  args: argparse.Namespace, stop: threading.Event) -> int:
+    """Play one test scenario (RULES.md §4) on the virtual devices, then exit."""
+    from simulators.scenario import ScenarioError
+
+    setup = scenario.setup
+    rig = VirtualTableRig(
+        folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),
+        chips=resolve(cfg_path, cfg.registry.chips), seats=setup.seats,
+        small_blind=setup.small_blind, big_blind=setup.big_blind, ante=setup.ante,
+        ante_mode=setup.ante_mode, limit=setup.limit, button=setup.button, seed=args.seed,
+        pace=args.pace,
+    )
+    try:
+        print("# virtual devices are up; put these into the service's config:")
+        for name, url in rig.device_urls().items():
+            print(f'[devices.{name}]\nurl = "{url}"')
+        print(f"# scenario {scenario.id} ({scenario.title}): seat these players, button "
+              f"{setup.button} (cmd/button), limit {setup.limit}, blinds {setup.small_blind}/"
+              f"{setup.big_blind}, ante {setup.ante} ({setup.ante_mode}):")
+        for seat, stack in setup.seats.items():
+            print(f'[[players]]\nseat = {seat}\nname = "P{seat}"\nstack = {stack}')
+        sys.stdout.flush()
+        if stop.wait(args.wait):
+            return 0
+        try:
+            stacks = rig.play_scenario(scenario, pace=args.pace, stop=stop)
+        except ScenarioError as err:
+            print(f"scenario stopped: {err}", file=sys.stderr)
+            return 1
+        print(f"# scenario {scenario.id} played ({len(scenario.steps)} steps); stacks "
+              + ", ".join(f"S{s} {v}" for s, v in stacks.items()))
+        expected = ", ".join(f"{a.name} ({a.severity})" for a in scenario.expect.alerts)
+        print(f"# expected alerts: {expected or 'none'}")
+        sys.stdout.flush()
         stop.wait(1.0)  # let the last frames drain before the ports close
         return 0
     finally:

@@ -307,6 +307,14 @@ class Ledger:
         bettors = self.can_bet()
         return len(bettors) <= 1 and all(rnd.to_call(s) == 0 for s in bettors)
 
+    def bb_option_pending(self) -> bool:
+        """Pre-flop, everyone has only called and it is the big blind's turn (BET-04)."""
+        rnd = self.round
+        if rnd is None or self.street != "preflop" or rnd.complete or self.pending:
+            return False
+        bb = self.blind_seats[1]
+        return rnd.next_actor == bb and rnd.to_call(bb) == 0
+
     def showdown_due(self, board_complete: bool) -> bool:
         return self.settled is None and board_complete and self.betting_over()
 

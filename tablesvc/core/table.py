@@ -22,9 +22,9 @@ from tablesvc.core.holdem import (
     Burned,
     CardAfterEnd,
     Dealt,
-    Deviation,
     Folded,
     HoldemHand,
+    Irregularity,
     Outcome,
 )
 from tablesvc.core.inputs import (
@@ -274,7 +274,11 @@ class TableCore:
         elif t == "ARR":
             self._arrive(f[0], f[1])
         elif t == "DEP":
-            pass  # where the card goes next tells more than where it left
+            if self.in_hand and self.hand is not None:
+                self.hand.depart(f[0], f[1])
+        elif t == "RET":
+            if self.in_hand and self.hand is not None:
+                self._outcomes(self.hand.shoe_in(f[0]))
         elif t == "CHIPS":
             self._chips(f[0], f[1], self._ms)
         elif t == "BTN":
@@ -341,7 +345,12 @@ class TableCore:
         if not (zone in CARD_ZONES or _seat_zone(zone, self.s.seats)):
             self._note("warning", "card read in an unknown zone", zone=zone)
             return
-        self._outcomes(hand.arrive(zone, uid, card))
+        ledger = self.ledger
+        if ledger is not None:
+            self._money(ledger.finalize())
+        self._outcomes(hand.arrive(
+            zone, uid, card, betting_over=ledger.betting_over() if ledger else True,
+            bb_option_pending=ledger.bb_option_pending() if ledger else False))
 
     def _outcomes(self, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -364,21 +373,17 @@ class TableCore:
             elif isinstance(o, Folded):
                 if self.ledger is not None:
                     self._money(self.ledger.fold(o.seat))
-            elif isinstance(o, Deviation):
-                self._deviation(o)
+            elif isinstance(o, Irregularity):
+                self._irregular(o)
             elif isinstance(o, CardAfterEnd):
                 self._alert("card_after_hand_end", "BOARD-06", "warning",
                             f"a card reached {o.zone} after the hand was over",
                             remedy="ignore the card and collect it", cards=[o.card])
 
-    def _deviation(self, d: Deviation) -> None:
-        where = f"seat {d.seat}" if d.seat else d.observed.lower()
-        expected = d.expected or "no card (betting or hand over)"
-        message = f"card #{d.index} went to {where}; expected {expected.lower()}"
-        self._alert("deal_order_error", "DEAL-02", "warning", message, seat=d.seat,
-                    remedy="redress: return the card and deal it to its correct place",
-                    cards=[d.card], evidence={"index": d.index, "expected": d.expected,
-                                              "observed": d.observed})
+    def _irregular(self, o: Irregularity) -> None:
+        self._alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
+                    cards=[o.card], evidence={"index": o.index, "expected": o.expected,
+                                              "observed": o.observed})
 
     # ------------------------------------------------------------------ chips
     def _chips(self, zone: str, uids: str, ms: int) -> None:

@@ -56,6 +56,21 @@ class ConfigureCmd(_Cmd):
     limit: Literal["no-limit", "pot-limit", "fixed-limit"] | None = None
 
 
+class DeclareCmd(_Cmd):
+    """A floor ruling: a misdeal (the hand is void), or a seat's hand dead or foul."""
+
+    ruling: Literal["misdeal", "dead_hand", "foul_hand"]
+    seat: int | None = Field(None, ge=1, le=10)
+    reason: str = Field("", max_length=200)
+
+
+class AckAlertCmd(_Cmd):
+    """The floor has seen a critical alert and applied the remedy."""
+
+    alert_id: str = Field(min_length=1)
+    by: str = Field("", max_length=64)
+
+
 class ReplayCmd(_Cmd):
     """Ask for acknowledged public events again, to fill a consumer's gap."""
 
@@ -68,6 +83,8 @@ COMMANDS: dict[str, type[_Cmd]] = {
     "unseat": UnseatCmd,
     "button": ButtonCmd,
     "configure": ConfigureCmd,
+    "declare": DeclareCmd,
+    "ack_alert": AckAlertCmd,
     "replay": ReplayCmd,
 }
 

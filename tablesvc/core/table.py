@@ -142,6 +142,11 @@ class TableCore:
         self.button: int | None = None
         self.zones: dict[str, int] = {}  # chip zone -> value
         self.alert_count = 0
+        self.open_alerts: dict[str, str] = {}  # critical alerts not yet acknowledged: id -> name
+        self.window_open = False  # the misdeal window (MISDEAL-01)
+        self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
+        self.blind_flags: set[int] = set()  # blind seats flagged blind_missing this hand
+        self.keep_button = False  # a misdeal: the next hand keeps the button
         self._out = Output()
         self._ts = ""
         self._ms = 0
@@ -196,6 +201,7 @@ class TableCore:
             "players": [{"seat": p.seat, "name": p.name, "stack": p.stack}
                         for p in sorted(self.players.values(), key=lambda p: p.seat)],
             "devices": {n: link.state for n, link in self.links.items()},
+            "open_alerts": [{"id": k, "name": v} for k, v in self.open_alerts.items()],
             "last_seq": self.seq,
         }
 
@@ -217,6 +223,8 @@ class TableCore:
         alert_id = f"{self.s.table}-a{self.alert_count}"
         self._emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
                    message=message, remedy=remedy, **extra)
+        if severity == "critical":
+            self.open_alerts[alert_id] = name
         if cards or evidence:
             self._emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {})
 
@@ -321,6 +329,12 @@ class TableCore:
         if card is None:
             return
         if hand is None or hand.ended:
+            if self.after_misdeal:
+                self._alert("deal_without_shuffle", "DEAL-01", "critical",
+                            "a card left the shoe after the misdeal, before the reshuffle",
+                            remedy="collect all cards, shuffle and cut, then press NEWHAND "
+                            "(MISDEAL-03)", cards=[card])
+                return
             self._alert("card_after_hand_end", "BOARD-06", "warning",
                         "a card left the shoe while no hand is being dealt",
                         remedy="put the card back; press NEWHAND after the shuffle to start "
@@ -328,7 +342,49 @@ class TableCore:
             return
         if self.ledger is not None:
             self._money(self.ledger.finalize())  # a card from the deck ends any bet in motion
+        if hand.next_index == 1:
+            self._first_card()
         hand.card_out(uid, card, face_up)
+
+    def _first_card(self) -> None:
+        """The deal begins: the misdeal window opens, and the blinds must be in (SEAT-03)."""
+        self.window_open = True
+        ledger = self.ledger
+        if ledger is None:
+            return
+        sb, bb = ledger.blind_seats
+        blinds = self._posted_blinds()
+        for seat, posted in ((sb, blinds.get(sb, 0)), (bb, blinds.get(bb, 0))):
+            if self.zones.get(f"B{seat}", 0) < posted:
+                self.blind_flags.add(seat)
+                self._alert("blind_missing", "SEAT-03", "warning",
+                            f"the deal started without the {'small' if seat == sb else 'big'}"
+                            f" blind of {posted} in seat {seat}'s bet zone", seat=seat,
+                            remedy="not a misdeal (MISDEAL-11): the blind is posted after the "
+                            "deal, before that seat acts")
+
+    def _posted_blinds(self) -> dict[int, int]:
+        ledger = self.ledger
+        if ledger is None:
+            return {}
+        return {o.seat: o.amount for o in ledger.history
+                if isinstance(o, Posted) and o.action != "post_ante"}
+
+    def _blind_late(self, seat: int, value: int) -> None:
+        ledger = self.ledger
+        if ledger is None or seat not in self.blind_flags:
+            return
+        if value >= self._posted_blinds().get(seat, 0):
+            self.blind_flags.discard(seat)
+            self._alert("blind_posted_late", "MISDEAL-11", "info",
+                        f"seat {seat} has now posted its blind", seat=seat)
+
+    def _close_window(self, d: Any) -> None:
+        if self.window_open and d.action in ("call", "bet", "raise", "all_in", "fold"):
+            self.window_open = False
+            self._alert("misdeal_window_closed", "MISDEAL-01", "info",
+                        f"seat {d.seat} acted: from now on a misdeal is no longer possible",
+                        seat=d.seat)
 
     def _arrive(self, zone: str, uid: str) -> None:
         hand = self.hand
@@ -413,6 +469,7 @@ class TableCore:
                                 "in this hand", seat=seat,
                                 remedy="return the chips to the player")
                 return
+            self._blind_late(seat, value)
             self._money(ledger.bet_zone(seat, value, ms))
         elif zone == "POT":
             if value > before:
@@ -449,6 +506,8 @@ class TableCore:
                 d = o.decision
                 if self.book is not None:
                     self.book.act(d, o.raised)
+                if o.street == "preflop":
+                    self._close_window(d)
                 self._emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount, to=d.to,
                            stack=ledger.stacks[d.seat], pot=ledger.pot_total)
             elif isinstance(o, Problem):
@@ -489,7 +548,9 @@ class TableCore:
         elif name == "CHECK" and args and args[0].isdigit():
             if self.ledger is not None and self.in_hand:
                 self._money(self.ledger.check(int(args[0])))
-        elif name in ("TIME", "MISDEAL", "EXPOSED", "FLOOR"):
+        elif name == "MISDEAL":
+            self._misdeal("the dealer declared a misdeal")
+        elif name in ("TIME", "EXPOSED", "FLOOR"):
             pass  # betting and irregularities are tracked by later rule sets
         else:
             self._note("warning", "unknown console button", button=name)
@@ -511,6 +572,9 @@ class TableCore:
         self.hand = HoldemHand(tuple(seated), button)
         self.hand_deck = None
         self.flagged = set()
+        self.blind_flags = set()
+        self.window_open = False
+        self.after_misdeal = False
         order = self.hand.order
         self.ledger = Ledger(
             order=order, button=button, stacks={s: self.players[s].stack for s in order},
@@ -528,6 +592,10 @@ class TableCore:
         self._money(self.ledger.post_forced())
 
     def _next_button(self, seated: list[int]) -> int:
+        if self.keep_button and self.button in seated:
+            self.keep_button = False
+            return self.button  # a misdeal: the same hand is dealt again (R10)
+        self.keep_button = False
         if self.next_button is not None:
             wanted, self.next_button = self.next_button, None
             if wanted in seated:
@@ -536,6 +604,50 @@ class TableCore:
             return seated[0]
         later = [s for s in seated if s > self.button]
         return later[0] if later else seated[0]
+
+    def _declare(self, cmd: Any) -> Any:
+        if not self.in_hand:
+            raise CommandError("no hand is running")
+        if cmd.ruling == "misdeal":
+            self._misdeal(f"floor ruling: {cmd.reason or 'misdeal'}")
+            return {"ruling": "misdeal", "hand": self.hand_no}
+        hand, ledger = self.hand, self.ledger
+        assert hand is not None and ledger is not None
+        if cmd.seat is None or cmd.seat not in hand.active:
+            raise CommandError(f"a {cmd.ruling} ruling needs the seat of a live hand; live: "
+                               f"{', '.join(map(str, hand.active))}")
+        word = "dead" if cmd.ruling == "dead_hand" else "foul"
+        self._alert("foul_hand", "POT-08", "warning",
+                    f"the floor ruled seat {cmd.seat}'s hand {word}"
+                    + (f" ({cmd.reason})" if cmd.reason else "")
+                    + ": it cannot win, and its chips stay in the pot", seat=cmd.seat,
+                    remedy="the dealer kills the hand: its cards go to the muck")
+        self._outcomes(hand.fold(cmd.seat))
+        return {"ruling": cmd.ruling, "seat": cmd.seat}
+
+    def _misdeal(self, why: str) -> bool:
+        """R10: the hand is void, every chip goes back, the next deal keeps the button."""
+        if not self.in_hand:
+            return False
+        hand, ledger = self.hand, self.ledger
+        assert hand is not None and ledger is not None
+        ledger.pending = None
+        for seat, stack in ledger.start_stacks.items():
+            if seat in self.players:
+                self.players[seat].stack = stack
+        self._emit(ev.HandEnded, reason="misdeal",
+                   stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
+                                       stack=self.players[s].stack)
+                           for s in hand.order if s in self.players],
+                   board=list(hand.board), cards_used=hand.next_index - 1)
+        hand.ended = True
+        self.after_misdeal = True
+        self.keep_button = True
+        self.window_open = False
+        self.open_alerts = {k: v for k, v in self.open_alerts.items()
+                            if v not in ("misdeal_required",)}
+        self._note("info", "misdeal", reason=why, hand=self.hand_no)
+        return True
 
     def _end_hand(self) -> None:
         hand, ledger = self.hand, self.ledger
@@ -613,6 +725,15 @@ class TableCore:
             self.s = new
             return {k: getattr(new, k) for k in ("small_blind", "big_blind", "ante",
                                                  "ante_mode", "limit")}
+        if isinstance(cmd, c.DeclareCmd):
+            return self._declare(cmd)
+        if isinstance(cmd, c.AckAlertCmd):
+            name = self.open_alerts.pop(cmd.alert_id, None)
+            if name is None:
+                raise CommandError(f"no open critical alert {cmd.alert_id!r}; open: "
+                                   f"{', '.join(self.open_alerts) or 'none'}")
+            self._note("info", "alert acknowledged", alert=cmd.alert_id, name=name, by=cmd.by)
+            return {"alert_id": cmd.alert_id, "name": name}
         if isinstance(cmd, c.ButtonCmd):
             if cmd.seat not in self.players:
                 raise CommandError(f"seat {cmd.seat} is empty; the button goes to a seated "

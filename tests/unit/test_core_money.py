@@ -28,8 +28,16 @@ class Table:
         self.events += new
         return new
 
-    def newhand(self) -> list[ev.Event]:
-        return self.feed(self.s.frame("console", "BTN", "NEWHAND"))
+    def newhand(self, post_blinds: bool = True) -> list[ev.Event]:
+        """NEWHAND; then the blinds go physically into their bet zones, as a dealer does."""
+        events = self.feed(self.s.frame("console", "BTN", "NEWHAND"))
+        if post_blinds:
+            for e in events:
+                if isinstance(e, ev.Action) and e.action in ("post_small_blind",
+                                                              "post_big_blind"):
+                    self.feed(self.s.frame("chips", "CHIPS", f"B{e.seat}",
+                                           self.box.uids(e.amount)))
+        return events
 
     def deal(self, *cards_to: tuple[str, str]) -> list[ev.Event]:
         out = []
@@ -91,7 +99,7 @@ def test_bet_is_final_at_the_next_action_and_read_as_raise_call_and_check():
     assert actions(t.bet(1, 300)) == []  # still moving: not final yet
     assert actions(t.bet(2, 300)) == [(1, "raise", 300, 300)]
     assert actions(t.fold(3)) == [(2, "call", 250, 300), (3, "fold", 0, 100)]
-    assert not t.of(ev.Alert)
+    assert not [a for a in t.of(ev.Alert) if a.severity != "info"]
 
 
 def test_pending_bet_becomes_final_after_bet_settle_ms():
@@ -173,6 +181,51 @@ def test_unknown_chip_and_a_bet_from_a_seat_not_in_the_hand_raise_alerts_and_pla
     assert ("foreign_chips_on_table", None) in names
     assert ("action_out_of_turn", 7) in names
     assert actions(t.events)[-1] == (1, "call", 100, 100)  # the known chips still count
+
+
+def test_blind_missing_when_the_deal_starts_and_posted_late_after_it_is_no_misdeal():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand(post_blinds=False)
+    t.bet(2, 50)  # the small blind is in; the big blind (seat 3) is not
+    t.deal(("2c", "S2"))
+    missing = [a for a in t.of(ev.Alert) if a.name == "blind_missing"]
+    assert [(a.seat, a.severity, a.rule) for a in missing] == [(3, "warning", "SEAT-03")]
+    t.deal(("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.bet(3, 100)
+    late = [a for a in t.of(ev.Alert) if a.name == "blind_posted_late"]
+    assert [(a.seat, a.severity) for a in late] == [(3, "info")]
+    assert not [e for e in t.events if isinstance(e, ev.HandEnded)]  # MISDEAL-11: play on
+
+
+def test_misdeal_voids_the_hand_returns_every_chip_and_keeps_the_button():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    first = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
+    t.deal(("2c", "S2"), ("3c", "S3"))
+    t.feed(t.s.frame("console", "BTN", "MISDEAL"))
+    ended = t.of(ev.HandEnded)
+    assert [e.reason for e in ended] == ["misdeal"]
+    assert {s.seat: s.stack for s in ended[0].stacks} == {1: 1000, 2: 1000, 3: 1000}
+    t.deal(("4c", "S1"))  # a card before the reshuffle
+    assert "deal_without_shuffle" in [a.name for a in t.of(ev.Alert)]
+    again = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
+    assert again.button == first.button  # R10: same button, blinds posted again
+
+
+def test_floor_declares_a_foul_hand_which_cannot_win_and_acks_a_critical_alert():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    out = t.core.apply(t.s.cmd("declare", ruling="foul_hand", seat=1, reason="three cards"))
+    assert out.replies[0].ok
+    assert "foul_hand" in [e.name for e in out.events if isinstance(e, ev.Alert)]
+    assert 1 not in t.core.hand.active  # type: ignore[union-attr]
+    t.feed(*t.s.deal("0123456789ABCDEF", "S2"))  # a joker: critical, must be acknowledged
+    critical = next(a for a in t.of(ev.Alert) if a.severity == "critical")
+    assert t.core.snapshot()["open_alerts"] == [{"id": critical.id, "name": critical.name}]
+    bad = t.core.apply(t.s.cmd("ack_alert", alert_id="nope")).replies[0]
+    assert not bad.ok and critical.id in str(bad.error)
+    ok = t.core.apply(t.s.cmd("ack_alert", alert_id=critical.id, by="floor 2")).replies[0]
+    assert ok.ok and t.core.snapshot()["open_alerts"] == []
 
 
 def test_bet_zone_that_shrinks_during_the_round_is_flagged_as_withdrawn():

@@ -94,6 +94,39 @@ class BroadcastSection(_Section):
     holecard_delay_s: float = Field(0, ge=0, le=3600)
 
 
+class HoldemRules(_Section):
+    """RULES.md §6 interpretation settings for hold'em.
+
+    Only the recommended defaults are implemented so far; an alternative is refused with a
+    clear message rather than silently ignored.
+    """
+
+    deal_mode: Literal["one_at_a_time"] = "one_at_a_time"
+    button_mode: Literal["move_to_next_occupied"] = "move_to_next_occupied"
+    misdeal_window: Literal["first_voluntary_action"] = "first_voluntary_action"
+    retro_burn_timing: Literal["immediate"] = Field(
+        "immediate", description="both timings of a late burn are accepted (A-10)")
+    premature_count_original_burn: Literal[False] = False
+    showdown_order_no_river_bet: Literal["seed_last_action"] = "seed_last_action"
+
+
+class BettingRules(_Section):
+    reopen_rule: Literal["tda_full_raise", "seed_literal"] = "tda_full_raise"
+
+
+class TimerRules(_Section):
+    deliver_s: float = Field(3.0, gt=0, le=60)
+    motion_s: float = Field(0.8, gt=0, le=10)
+    release_s: float = Field(1.0, gt=0, le=10)
+    clock_s: float = Field(30.0, gt=0, le=600, description="the action clock (BET-17)")
+
+
+class RulesSection(_Section):
+    he: HoldemRules = HoldemRules()
+    betting: BettingRules = BettingRules()
+    timers: TimerRules = TimerRules()
+
+
 class StorageSection(_Section):
     dir: str = "/var/lib/tablesvc"
 
@@ -106,6 +139,7 @@ class Config(_Section):
     players: list[PlayerSection] = Field(default_factory=list)
     mqtt: MqttSection = MqttSection()
     broadcast: BroadcastSection = BroadcastSection()
+    rules: RulesSection = RulesSection()
     storage: StorageSection = StorageSection()
 
     @field_validator("devices")

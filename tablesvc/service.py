@@ -43,6 +43,8 @@ def settings_of(cfg: Config) -> TableSettings:
         venue=cfg.table.venue, table=cfg.table.id, seats=cfg.table.seats, variant=g.variant,
         limit=g.limit, small_blind=g.small_blind, big_blind=g.big_blind, ante=g.ante,
         ante_mode=g.ante_mode, bet_settle_ms=g.bet_settle_ms, devices=cfg.device_kinds(),
+        reopen_rule=cfg.rules.betting.reopen_rule,
+        clock_ms=int(cfg.rules.timers.clock_s * 1000),
     )
 
 

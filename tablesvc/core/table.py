@@ -70,6 +70,8 @@ class TableSettings:
     ante_mode: str = "each"
     bet_settle_ms: int = 1500
     devices: dict[str, str] = field(default_factory=dict)  # device name -> kind
+    reopen_rule: str = "tda_full_raise"  # RULES.md §6 betting.reopen_rule
+    clock_ms: int = 30_000  # the action clock, BET-17
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,7 +71,7 @@ class Violation:
         return "info" if self.name in INFO_ALERTS else "warning"
 
 
-INFO_ALERTS = frozenset({"incomplete_allin_raise"})
+INFO_ALERTS = frozenset({"incomplete_allin_raise", "clock_running", "absent_player_auto_action"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,12 +312,16 @@ class BettingRound:
                 violations.append(self._over_limit(seat, to, limit))
         return Decision(seat, action, amount, to, full, tuple(violations))
 
-    def check(self, seat: int) -> Decision:
-        """A check (a knock or a declaration). Facing a bet it is ``illegal_check``."""
+    def check(self, seat: int, deemed: bool = False) -> Decision:
+        """A check (a knock or a declaration). Facing a bet it is ``illegal_check``.
+
+        ``deemed``: the dealer applies it for the player (BET-16 absent, BET-17 time out), so
+        its timing is no violation of his.
+        """
         c = self._seat(seat)
         if self.stacks[seat] == 0:
             return Decision(seat, "check", 0, c, False)  # all-in: nothing left to decide
-        violations = self._turn(seat)
+        violations = [] if deemed else self._turn(seat)
         if c < self.high:
             rule = "BET-02" if self.street == "preflop" else "BET-07"
             violations.append(Violation(
@@ -326,10 +330,14 @@ class BettingRound:
                 f"{self.high - c}, raise or fold."))
         return Decision(seat, "check", 0, c, False, tuple(violations))
 
-    def fold(self, seat: int) -> Decision:
-        """A fold. Folding is always allowed; only its timing can be wrong (BET-15)."""
+    def fold(self, seat: int, deemed: bool = False) -> Decision:
+        """A fold. Folding is always allowed; only its timing can be wrong (BET-15).
+
+        ``deemed``: a fold the player did not make himself (BET-16, BET-17, a dead hand killed
+        under SEAT-05): never out of turn.
+        """
         c = self._seat(seat)
-        violations = self._turn(seat) if self.stacks[seat] > 0 else []
+        violations = self._turn(seat) if self.stacks[seat] > 0 and not deemed else []
         return Decision(seat, "fold", 0, c, False, tuple(violations))
 
     def _seat(self, seat: int, folded_ok: bool = False) -> int:

@@ -5,6 +5,19 @@ are. It reads bet-zone inventories as each seat's round total (DESIGN §3), hold
 inventory as a *pending* bet until it is final (the next action, the gathering, a card from
 the deck, or ``bet_settle_ms`` without change), classifies it with the betting rules and
 applies it. At the end it splits the pots. Pure: no I/O, no clock.
+
+Irregular turns (RULES.md BET-15..BET-17):
+
+* A bet out of turn is *held*: it stays in its zone, one ``action_out_of_turn`` is reported,
+  and it is not booked until the skipped players have acted. When the turn reaches its seat
+  it is booked as it stands if the bet it faced is unchanged (A-18); if the bet it faced has
+  changed, the player reconsiders and may take the chips back without ``bet_withdrawn``.
+* ``clock(seat, ms)`` starts the 30 s action clock (``clock_running``); when input time
+  passes :meth:`Ledger.deadline` without the seat acting, ``tick`` reports ``clock_expired``
+  and applies the deemed check or fold (an :class:`Acted` with ``deemed="clock"``).
+* ``absent(seat)`` marks a player away: when his turn comes he is deemed to check or fold
+  (``absent_player_auto_action``, an :class:`Acted` with ``deemed="absent"``), and killing
+  his dead hand is never an action out of turn.
 """
 
 from __future__ import annotations
@@ -35,6 +48,17 @@ class Acted:
     decision: Decision
     street: str
     raised: bool  # it put the round's highest bet up
+    deemed: str | None = None  # "clock" (BET-17) or "absent" (BET-16): the dealer applies it
+
+
+@dataclass(frozen=True, slots=True)
+class Returned:
+    """An uncalled bet given back to its seat when the round is over (the zone went down)."""
+
+    seat: int
+    amount: int
+    stack: int  # after the return
+    pot: int  # everything put in so far, after the return
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +86,13 @@ class Settled:
     uncontested: bool
 
 
-LedgerOutcome = Posted | Acted | Problem | Settled
+LedgerOutcome = Posted | Acted | Problem | Settled | Returned
+
+CLOCK_MS = 30_000  # T_clock (BET-17)
+# Violations whose remedy is "the chips beyond the call go back": still reported when the
+# player pulls the excess back before his bet is final.
+EXCESS_RETURNED = frozenset(
+    {"reraise_after_incomplete_allin", "reraise_not_allowed", "bet_exceeds_limit"})
 
 
 @dataclass
@@ -70,6 +100,15 @@ class Pending:
     seat: int
     to: int
     since_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A bet made out of turn: in the zone, not booked until the skipped players have acted."""
+
+    seat: int
+    to: int
+    faced: int  # the round's highest bet H when it was made
 
 
 @dataclass
@@ -97,6 +136,13 @@ class Ledger:
     history: list[Acted | Posted] = field(default_factory=list)
     zone: dict[int, int] = field(default_factory=dict)  # last seen bet-zone value
     aggressor: int | None = None  # last bettor/raiser of the hand (SHOW-01/02)
+    clock_ms: int = CLOCK_MS
+    held: dict[int, Held] = field(default_factory=dict)  # out-of-turn bets (BET-15)
+    reconsider: dict[int, int] = field(default_factory=dict)  # seat -> round total to go back to
+    away: set[int] = field(default_factory=set)  # absent players (BET-16)
+    clock_seat: int | None = None
+    clock_end: int | None = None
+    now: int = 0  # the latest input time seen
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
@@ -174,6 +220,7 @@ class Ledger:
         """A new inventory of seat's bet zone: its round total, once final."""
         previous = self.zone.get(seat, 0)
         self.zone[seat] = value
+        self.now = max(self.now, ms)
         rnd = self.round
         if rnd is None or self.settled is not None:
             return []
@@ -183,7 +230,21 @@ class Ledger:
         if self.settled is not None or (value == 0 and previous > 0 and rnd.complete):
             return out  # gathering into the pot
         current = rnd.contributed.get(seat, 0)
+        if seat in self.held:
+            return out + self._held_zone(self.held[seat], value, ms)
+        if seat in self.reconsider:
+            before = self.reconsider[seat]
+            if value == before:  # chips taken back: the action he faced changed (BET-15)
+                self.pending = None
+                del self.reconsider[seat]
+                return out
+            if value > before:
+                self.pending = Pending(seat, value, ms)
+                return out
+            del self.reconsider[seat]  # below what he had in before: a real withdrawal
         if self.pending and self.pending.seat == seat:
+            if 0 < value < self.pending.to and value != current:
+                out += self._excess(seat, self.pending.to)
             if value == 0:
                 # the zone empties: the last bet of the round being gathered, if that bet
                 # completes the round; otherwise a bet taken back after all
@@ -200,6 +261,9 @@ class Ledger:
         if value == current:
             return out
         if value < current:
+            uncalled = self._uncalled(seat)
+            if rnd.complete and uncalled > 0 and value >= current - uncalled:
+                return [*out, self._give_back(seat, current - value)]
             out.append(Problem(Violation(
                 "bet_withdrawn", "BET-01",
                 f"seat {seat}'s bet went down from {current} to {value} during the round"),
@@ -227,14 +291,28 @@ class Ledger:
             decision = self.round.classify(p.seat, to)
         except ValueError as err:  # chips that no action explains: flag, book nothing
             return [*out, Problem(Violation("bet_withdrawn", "BET-01", str(err)), p.seat)]
+        expected = self.round.next_actor
+        if (decision.amount > 0 and expected is not None
+                and any(v.name == "action_out_of_turn" for v in decision.violations)):
+            return out + self._hold(decision, expected)
         return out + self._decide(decision)
 
     def settle_deadline(self) -> int | None:
+        """When a bet in motion becomes final if nothing else happens."""
         return self.pending.since_ms + self.settle_ms if self.pending else None
 
+    def deadline(self) -> int | None:
+        """The earliest input time at which :meth:`tick` changes something (bet or clock)."""
+        times = [t for t in (self.settle_deadline(), self.clock_end) if t is not None]
+        return min(times) if times else None
+
     def tick(self, ms: int) -> list[LedgerOutcome]:
+        self.now = max(self.now, ms)
         deadline = self.settle_deadline()
-        return self.finalize() if deadline is not None and ms >= deadline else []
+        out = self.finalize() if deadline is not None and ms >= deadline else []
+        if self.clock_end is not None and ms >= self.clock_end:
+            out += self._clock_expired()
+        return out
 
     def check(self, seat: int) -> list[LedgerOutcome]:
         out = self.finalize()
@@ -243,18 +321,174 @@ class Ledger:
         return out + self._decide(self.round.check(seat))
 
     def fold(self, seat: int) -> list[LedgerOutcome]:
+        """A fold (cards in the muck or the console). An absent player's fold is no action of
+        his own: it is never out of turn (BET-16, SEAT-05 dead hand)."""
+        if self.pending is not None and self.pending.seat == seat and (
+                seat in self.reconsider or seat in self.held):
+            self.pending = None  # he folds instead of standing by the chips: they go back
         out = self.finalize()
         if seat in self.folded or self.settled or seat not in self.order:
             return out
+        self.held.pop(seat, None)  # a held bet goes back to a player who folds (BET-15)
+        self.reconsider.pop(seat, None)
         if self.round is not None and seat in self.round.active:
-            out += self._decide(self.round.fold(seat))
+            out += self._decide(self.round.fold(seat, deemed=seat in self.away))
         else:
             self.folded.add(seat)
         return out
 
+    # ------------------------------------------------------------------ irregular turns
+    def clock(self, seat: int, ms: int) -> list[LedgerOutcome]:
+        """Time is called on ``seat`` (console TIME): 30 s of input time to act (BET-17)."""
+        self.now = max(self.now, ms)
+        rnd = self.round
+        if rnd is None or self.settled is not None or seat not in rnd.active:
+            return []
+        self.clock_seat, self.clock_end = seat, ms + self.clock_ms
+        return [Problem(Violation(
+            "clock_running", "BET-17",
+            f"Time called on seat {seat}: {self.clock_ms // 1000} s to act, until "
+            f"{self.clock_end} ms; then he is deemed to check if he can, else to fold."), seat)]
+
+    def absent(self, seat: int) -> list[LedgerOutcome]:
+        """Seat ``seat`` is away (BET-16): deemed check or fold whenever it is his turn."""
+        if seat not in self.order:
+            return []
+        self.away.add(seat)
+        return self._follow()
+
+    def present(self, seat: int) -> None:
+        """The player is back: he acts for himself again."""
+        self.away.discard(seat)
+
+    def _clock_expired(self) -> list[LedgerOutcome]:
+        seat, self.clock_seat, self.clock_end = self.clock_seat, None, None
+        rnd = self.round
+        if (seat is None or rnd is None or self.settled is not None or seat not in rnd.active
+                or rnd.next_actor != seat):
+            return []
+        if self.pending is not None and self.pending.seat == seat:
+            return self.finalize()  # chips in motion at the last second: that is his action
+        return self._deem(seat, "clock") + self._follow()
+
+    def _deem(self, seat: int, why: str) -> list[LedgerOutcome]:
+        """The deemed check or fold of BET-16/BET-17, applied for the player."""
+        rnd = self.round
+        assert rnd is not None
+        check = rnd.to_call(seat) == 0
+        d = rnd.check(seat, deemed=True) if check else rnd.fold(seat, deemed=True)
+        act = "checked" if check else "folded"
+        if why == "clock":
+            v = Violation("clock_expired", "BET-17",
+                          f"Seat {seat} did not act within {self.clock_ms // 1000} s: he is "
+                          f"deemed to have {act}.")
+        else:
+            v = Violation("absent_player_auto_action", "BET-16",
+                          f"Seat {seat} is absent on his turn: he is deemed to have {act}.")
+        return [Problem(v, seat), *self._book(d, deemed=why)]
+
+    def _hold(self, d: Decision, expected: int) -> list[LedgerOutcome]:
+        """Keep an out-of-turn bet in place without booking it (BET-15)."""
+        assert self.round is not None
+        self.held[d.seat] = Held(d.seat, d.to, self.round.high)
+        return [Problem(Violation(
+            "action_out_of_turn", "BET-15",
+            f"Seat {d.seat} acted out of turn: seat {expected} is to act (expected seat "
+            f"{expected}, actual seat {d.seat}). His {d.to} stays in place and counts only "
+            f"once the skipped players have acted; if the bet he faced changes, he may take "
+            "it back."), d.seat)]
+
+    def _held_zone(self, h: Held, value: int, ms: int) -> list[LedgerOutcome]:
+        """A new inventory of a zone that holds an out-of-turn bet."""
+        if value > h.to:
+            self.pending = Pending(h.seat, value, ms)  # more out of turn: classified when final
+            return []
+        if self.pending is not None and self.pending.seat == h.seat:
+            self.pending = None
+        if value == h.to:
+            return []
+        return [Problem(Violation(
+            "bet_withdrawn", "BET-15",
+            f"seat {h.seat}'s out-of-turn bet of {h.to} went down to {value}: it must stay in "
+            "place until the skipped players have acted"), h.seat)]
+
+    def _resolve(self, seat: int) -> list[LedgerOutcome]:
+        """The turn reaches a held bet: binding if the bet it faced is unchanged (A-18)."""
+        rnd = self.round
+        assert rnd is not None
+        h = self.held.pop(seat)
+        if rnd.high == h.faced:
+            try:
+                d = rnd.classify(seat, h.to)
+            except ValueError:
+                return []
+            return self._book(d)
+        # the bet he faced changed: he reconsiders; what stands in his zone is his action
+        # unless he takes it back
+        self.reconsider[seat] = rnd.contributed.get(seat, 0)
+        value = self.zone.get(seat, 0)
+        if value > self.reconsider[seat] and self.pending is None:
+            self.pending = Pending(seat, value, self.now)
+        return []
+
+    def _follow(self) -> list[LedgerOutcome]:
+        """Apply what the turn passing on decides by itself: held bets and absent players."""
+        out: list[LedgerOutcome] = []
+        while self.settled is None and self.round is not None:
+            seat = self.round.next_actor
+            if seat is None:
+                break
+            if seat in self.held:
+                before = len(self.held)
+                out += self._resolve(seat)
+                if self.round.next_actor == seat and len(self.held) < before:
+                    break  # he reconsiders: wait for him
+                continue
+            if seat in self.away and self.pending is None:
+                out += self._deem(seat, "absent")
+                continue
+            break
+        return out
+
+    def _excess(self, seat: int, to: int) -> list[LedgerOutcome]:
+        """A bet in motion pulled back: report a raise he had no right to (BET-12/14/19)."""
+        if self.round is None:
+            return []
+        try:
+            d = self.round.classify(seat, to)
+        except ValueError:
+            return []
+        names = [v for v in d.violations if v.name in EXCESS_RETURNED]
+        return [Problem(v, seat) for v in names]
+
+    def _uncalled(self, seat: int) -> int:
+        """What no other seat matched of ``seat``'s round total."""
+        rnd = self.round
+        if rnd is None:
+            return 0
+        others = [c for s, c in rnd.contributed.items() if s != seat]
+        return max(0, rnd.contributed.get(seat, 0) - max(others, default=0))
+
+    def _give_back(self, seat: int, amount: int) -> Returned:
+        rnd = self.round
+        assert rnd is not None
+        rnd.contributed[seat] -= amount
+        rnd.stacks[seat] += amount
+        rnd.high = max(rnd.contributed.values(), default=0)
+        self.stacks[seat] += amount
+        self.contributed[seat] -= amount
+        return Returned(seat, amount, self.stacks[seat], self.pot_total)
+
     def _decide(self, d: Decision) -> list[LedgerOutcome]:
+        out = self._book(d)
+        return out + self._follow()
+
+    def _book(self, d: Decision, deemed: str | None = None) -> list[LedgerOutcome]:
         assert self.round is not None
         out: list[LedgerOutcome] = [Problem(v, d.seat) for v in d.violations]
+        if d.seat == self.clock_seat:
+            self.clock_seat = self.clock_end = None
+        self.reconsider.pop(d.seat, None)
         raised = d.action != "fold" and d.to > self.round.high
         self.round.apply(d)
         if self.round.last_aggressor is not None:
@@ -265,7 +499,7 @@ class Ledger:
             added = d.amount
             self.stacks[d.seat] -= added
             self.contributed[d.seat] += added
-        acted = Acted(d, self.street, raised)
+        acted = Acted(d, self.street, raised, deemed)
         self.history.append(acted)
         out.append(acted)
         if len(self.live) == 1:
@@ -285,6 +519,9 @@ class Ledger:
         """A new street's cards are out: open its betting round (unless nobody can bet)."""
         self.finalize()
         self.street = street
+        self.held.clear()
+        self.reconsider.clear()
+        self.clock_seat = self.clock_end = None
         if self.settled:
             return
         self.round = BettingRound(

@@ -35,7 +35,15 @@ from tablesvc.core.inputs import (
     PublishRefused,
     ServiceStart,
 )
-from tablesvc.core.ledger import Acted, Ledger, LedgerOutcome, Posted, Problem, Settled
+from tablesvc.core.ledger import (
+    Acted,
+    Ledger,
+    LedgerOutcome,
+    Posted,
+    Problem,
+    Returned,
+    Settled,
+)
 from tablesvc.core.links import Link, expire, port_change, receive
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
@@ -181,7 +189,7 @@ class TableCore:
         """The input timestamp at which a Tick would change something, if any."""
         times = [t for link in self.links.values()
                  for t in (link.stale_deadline(), link.dirty_deadline()) if t is not None]
-        if self.ledger is not None and (t := self.ledger.settle_deadline()) is not None:
+        if self.ledger is not None and (t := self.ledger.deadline()) is not None:
             times.append(t)
         return min(times) if times else None
 
@@ -506,6 +514,8 @@ class TableCore:
             elif isinstance(o, Acted):
                 assert ledger is not None
                 d = o.decision
+                if o.deemed and d.action == "fold" and self.hand is not None:
+                    self.hand.fold(d.seat)  # the ledger folded him: the card flow follows
                 if self.book is not None:
                     self.book.act(d, o.raised)
                 if o.street == "preflop":
@@ -514,9 +524,10 @@ class TableCore:
                            stack=ledger.stacks[d.seat], pot=ledger.pot_total)
             elif isinstance(o, Problem):
                 v = o.violation
-                severity = "info" if v.name == "incomplete_allin_raise" else "warning"
-                self._alert(v.name, v.rule, severity, v.message, seat=o.seat,
+                self._alert(v.name, v.rule, v.severity, v.message, seat=o.seat,
                             remedy=REMEDIES.get(v.name, ""))
+            elif isinstance(o, Returned):
+                self._note("info", "uncalled bet returned", seat=o.seat, amount=o.amount)
             elif isinstance(o, Settled):
                 self._settled(o)
         if outcomes:
@@ -552,7 +563,13 @@ class TableCore:
                 self._money(self.ledger.check(int(args[0])))
         elif name == "MISDEAL":
             self._misdeal("the dealer declared a misdeal")
-        elif name in ("TIME", "EXPOSED", "FLOOR"):
+        elif name == "TIME" and args and args[0].isdigit():
+            if self.ledger is not None and self.in_hand:
+                self._money(self.ledger.clock(int(args[0]), self._ms))
+        elif name == "PLAYER_ABSENT" and args and args[0].isdigit():
+            if self.ledger is not None and self.in_hand:
+                self._money(self.ledger.absent(int(args[0])))
+        elif name in ("EXPOSED", "FLOOR"):
             pass  # betting and irregularities are tracked by later rule sets
         else:
             self._note("warning", "unknown console button", button=name)

@@ -11,10 +11,12 @@ CONSOLE_BUTTONS: dict[str, str] = {
     "NEWHAND": "pressed after the shuffle and cut; starts the next hand",
     "CHECK,<seat>": "the seat checks",
     "FOLD,<seat>": "the seat folds (also seen when its cards reach MUCK)",
-    "TIME,<seat>": "the action clock is called on the seat",
+    "TIME,<seat>": "the 30 s action clock is called on the seat (BET-17)",
     "MISDEAL": "the dealer declares a misdeal",
     "EXPOSED,<uid>": "the card with this tag was exposed",
     "FLOOR": "the dealer calls the floor",
+    "PLAYER_ABSENT,<seat>": "the player is away from the table: his turns are deemed checks "
+    "or folds (BET-16)",
 }
 
 

@@ -2,13 +2,25 @@
 
 The hand knows which card should come next and where it should go; it is told what the
 sensors saw (a card out of the shoe, a card arriving in a zone, a fold) and answers with what
-happened in poker terms. It is pure: no I/O, no clock, no events envelope. The table wraps its
-answers into events.
+happened in poker terms. It is pure: no I/O, no clock of its own, no events envelope. The table
+wraps its answers into events.
+
+Debounce (sensor noise is not an irregularity):
+
+* the same tag read twice at the shoe exit is one card (it keeps its deck index); only a card
+  put back with ``shoe_in`` comes out again;
+* the same tag read again in the zone it is already in is ignored;
+* a card lifted from a zone and read in the same zone again (``depart`` then ``arrive`` of the
+  same zone) has not moved. The optional ``ms`` timestamps of ``depart``/``arrive`` tell how
+  long it was away: a burn card away from BURN for more than ``DEBOUNCE_MS`` was looked at
+  (``burn_card_disturbed``, BURN-07); any other lift, or one without timestamps, is not a move.
+  A lifted card that is read in another zone has moved from the zone it was lifted from.
 
 >>> hand = HoldemHand(seats=(1, 2, 3), button=3)
 >>> [str(e) for e in hand.queue][:7]
 ['S1', 'S2', 'S3', 'S1', 'S2', 'S3', 'BURN']
 >>> hand.card_out("U1", "As", face_up=False)
+[]
 >>> hand.arrive("S1", "U1", "As")
 [Dealt(seat=1, n=1, index=1, card='As', face_up=False, hole=None)]
 """
@@ -22,6 +34,7 @@ from typing import Literal
 StreetName = Literal["preflop", "flop", "turn", "river"]
 BOARD_STREETS: tuple[tuple[StreetName, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
 STREET_SIZE: dict[str, int] = dict(BOARD_STREETS)
+DEBOUNCE_MS = 2000  # [derived] a burn card lifted longer than this was looked at (BURN-07)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,13 +43,15 @@ class Expect:
 
     ``gate``: a betting round must be over before this card may leave the deck (the first
     entry of every street, RULES.md §2.3). ``tag``: TAG(x) - only that one card (by UID) may
-    fill the entry (a returned burn, a redressed card); None means DECK_TOP.
+    fill the entry (a returned burn, a redressed card); None means DECK_TOP. ``replaces``: the
+    entry is the DEAL_FIX replacement for that exposed card (R1).
     """
 
     dest: str  # "S<n>", "BURN" or "BOARD"
     street: StreetName = "preflop"
     gate: bool = False
     tag: str | None = None
+    replaces: str | None = None
 
     def __str__(self) -> str:
         return self.dest
@@ -109,6 +124,8 @@ class CardRecord:
     card: str
     face_up: bool
     zone: str | None = None  # None while between the shoe and a zone; "DECK" once returned
+    lifted_from: str | None = None  # debounce: the zone it was last lifted from (``depart``)
+    lifted_ms: int | None = None
 
 
 def build_queue(seats: tuple[int, ...], hole_cards: int = 2) -> deque[Expect]:
@@ -159,6 +176,15 @@ class HoldemHand:
     card is expected: a burn is ``burn_premature`` (R5), a board card ``premature_card`` (R6).
     Cards put back on top of the deck (redress, "Burn Card zurück") are reported with
     ``shoe_in(uid)``; a card leaving a zone may be reported with ``depart(zone, uid)``.
+
+    The misdeal window (MISDEAL-01: open from the first card until the first voluntary action
+    of pre-flop betting) is the table's knowledge: the console inputs ``exposed(uid,
+    window_open)`` and ``boxed(uid, window_open)`` take it as a parameter. For what the sensors
+    see during the deal itself (a card drawn face up that reaches its seat, or BURN) the hand
+    takes the window as open unless a seat has folded: no voluntary action can come before the
+    deal is complete. ``collected()`` is the inventory at the end of the hand (BURN-08).
+    After ``misdeal_required`` (R10) or ``deck_defective_duplicate`` (R11) ``voided`` is set,
+    the queue is empty and only the collection is expected.
     """
 
     seats: tuple[int, ...]
@@ -186,6 +212,12 @@ class HoldemHand:
     missing_street: StreetName | None = None
     extra_burn: str | None = None  # R4: the second burn card
     skipped_burn: Expect | None = None  # R4(b): the next street's burn, removed
+    exposures: list[str] = field(default_factory=list)  # D4: exposed hole cards, in order
+    boxes: list[str] = field(default_factory=list)  # D2: boxed cards, in order
+    boxed_pending: tuple[str | None, bool] | None = None  # D2 input before the card: (uid, window)
+    wrong_burn: str | None = None  # D16: a deck card burned instead of the exposed card
+    duplicates: set[str] = field(default_factory=set)  # D7
+    voided: str | None = None  # "misdeal" (R10) or "cancelled" (R11)
 
     def __post_init__(self) -> None:
         self.order = deal_order(self.seats, self.button)
@@ -205,6 +237,12 @@ class HoldemHand:
     def dealing(self) -> bool:
         return any(e.dest.startswith("S") for e in self.queue)
 
+    @property
+    def over(self) -> bool:
+        """No more card is expected from the deck: the cards on the table may be collected."""
+        return (self.ended or self.voided is not None or not self.queue
+                or (not self.dealing and len(self.active) <= 1))
+
     def owner(self, uid: str) -> int | None:
         rec = self.cards.get(uid)
         if rec is None or rec.zone is None or not rec.zone.startswith("S"):
@@ -220,25 +258,44 @@ class HoldemHand:
         return head.dest
 
     # --- what the sensors saw ------------------------------------------------------
-    def card_out(self, uid: str, card: str, face_up: bool) -> None:
+    def card_out(self, uid: str, card: str, face_up: bool) -> list[Outcome]:
         """A card left the shoe: it takes the next deck index and awaits its destination.
 
-        A card that was put back (``shoe_in``) keeps its index when it comes out again.
+        A card that was put back (``shoe_in``) keeps its index when it comes out again. A face
+        already seen in this hand under another UID is a defective deck (D7, DECK-04).
         """
         rec = self.cards.get(uid)
         if rec is not None:
             if rec.zone == "DECK":
                 rec.zone = None
+                rec.face_up = face_up
                 self.pending = uid
-            return  # otherwise the same tag read again at the exit: noise, not a new card
-        self.cards[uid] = CardRecord(self.next_index, card, face_up)
+            return []  # otherwise the same tag read again at the exit: noise, not a new card
+        twin = next((r for r in self.cards.values() if r.card == card), None)
+        rec = self.cards[uid] = CardRecord(self.next_index, card, face_up)
         self.next_index += 1
         self.pending = uid
+        if twin is None or self.ended:
+            return []
+        self.duplicates.add(uid)  # D7 -> R11 (R10 while the window is open)
+        if self.voided is None:
+            self.voided = "cancelled"
+            self.queue.clear()
+        return [self._irr(
+            "deck_defective_duplicate", "DECK-04", "critical", None, rec, None, "SHOE",
+            f"card #{rec.index} has the same face as card #{twin.index}: the deck is defective",
+            "stop; while no player has acted: misdeal (MISDEAL-10); otherwise the hand is "
+            "cancelled and every bet is returned (DECK-04); replace the deck before the next "
+            "hand")]
 
-    def depart(self, zone: str, uid: str) -> None:
-        """A card left ``zone`` (e.g. premature board cards taken back, R6)."""
+    def depart(self, zone: str, uid: str, ms: int | None = None) -> None:
+        """A card left ``zone`` (e.g. premature board cards taken back, R6). ``ms``: when, for
+        the debounce (module docstring); nothing is decided until the card is read again."""
         rec = self.cards.get(uid)
-        if rec is not None and rec.zone == zone and zone == "BOARD" and uid in self.premature:
+        if rec is None or rec.zone != zone:
+            return
+        rec.lifted_from, rec.lifted_ms = zone, ms
+        if zone == "BOARD" and uid in self.premature:
             rec.zone = "RETRACTED"
 
     def shoe_in(self, uid: str) -> list[Outcome]:
@@ -247,9 +304,19 @@ class HoldemHand:
         rec = self.cards.get(uid)
         if rec is None or self.ended:
             return []
-        rec.zone = "DECK"
+        previous, rec.zone = rec.zone, "DECK"
+        rec.lifted_from = None
+        out: list[Outcome] = []
+        if previous == "BURN" and self.voided is None and not self._may_leave_burn(uid):
+            out.append(self._disturbed(rec, "DECK"))
+        if uid == self.wrong_burn:  # D16 remedy: it is the first card of the street again
+            self.wrong_burn = None
+            i = next((i for i, e in enumerate(self.queue) if e.dest == "BOARD"), None)
+            if i is not None:
+                self.queue[i] = replace(self.queue[i], tag=uid)
+            return out
         if uid in self.misplaced:
-            return []
+            return out
         if uid in self.excess:  # R7 redress: it takes its own place again
             self.excess.discard(uid)
             self._tag_head(uid)
@@ -260,25 +327,110 @@ class HoldemHand:
             self._tag_head(uid)
         elif uid in self.missing_burn:  # R3(a): street cards back, last dealt first
             self._redress_missing_burn(uid)
-        return []
+        return out
+
+    def _may_leave_burn(self, uid: str) -> bool:
+        """A remedy takes this burn card back (R4(a), R5, D3, D14, D16)."""
+        return uid in (self.early_burn, self.extra_burn, self.wrong_burn) \
+            or any(e.tag == uid for e in self.queue)
 
     def arrive(self, zone: str, uid: str, card: str, betting_over: bool = True,
-               bb_option_pending: bool = False) -> list[Outcome]:
-        """A card was read in ``zone``. ``betting_over``/``bb_option_pending``: see the class."""
+               bb_option_pending: bool = False, ms: int | None = None) -> list[Outcome]:
+        """A card was read in ``zone``. ``betting_over``/``bb_option_pending``: see the class;
+        ``ms``: when, for the debounce (module docstring)."""
         rec = self.cards.get(uid)
+        out: list[Outcome] = []
         if rec is None:
             # no shoe (or the shoe missed it): the first read in a zone is the deal
-            self.card_out(uid, card, face_up=False)
+            out += self.card_out(uid, card, face_up=False)
             rec = self.cards[uid]
+        lifted, lifted_ms = rec.lifted_from, rec.lifted_ms
+        rec.lifted_from = rec.lifted_ms = None
+        if lifted == zone:  # lifted and put back: not a move
+            if rec.zone == "RETRACTED":
+                rec.zone = zone
+            away = ms is not None and lifted_ms is not None and ms - lifted_ms > DEBOUNCE_MS
+            if away and zone == "BURN" and not self.over:
+                return [self._disturbed(rec, zone)]
+            return []
+        if rec.zone == zone:
+            return []  # the same tag read again in its zone: noise
         if rec.zone is None:
             rec.zone = zone
             if self.pending == uid:
                 self.pending = None
-            return self._from_deck(zone, uid, rec, betting_over, bb_option_pending)
+            return out + self._from_deck(zone, uid, rec, betting_over, bb_option_pending)
         previous, rec.zone = rec.zone, zone
-        if self.ended:
+        if self.ended or self.voided is not None:
             return []
         return self._moved(previous, zone, uid, rec)
+
+    def exposed(self, uid: str, window_open: bool) -> list[Outcome]:
+        """The console reports hole card ``uid`` exposed (face up, or on the floor) - D4.
+
+        ``window_open``: the misdeal window (MISDEAL-01) is still open, i.e. no player has made
+        a voluntary action (call, bet, raise, fold) in the pre-flop round; the table knows it.
+        The first exposure while it is open: ``card_exposed`` and R1 (MISDEAL-12); the second:
+        ``misdeal_required`` (MISDEAL-07, R10). After the window the card is kept (EXPOSE-03).
+        A burn card reported exposed is shown and stays burned (BURN-06).
+        """
+        rec = self.cards.get(uid)
+        if rec is None or rec.zone is None or self.ended or self.voided is not None:
+            return []
+        if rec.zone == "BURN":
+            return [self._irr("burn_card_exposed", "BURN-06", "info", None, rec, None, "BURN",
+                              f"burn card #{rec.index} was exposed",
+                              "show it to all players, then burn it face down; nothing else "
+                              "changes")]
+        seat = _seat_of(rec.zone)
+        if seat is None or seat not in self.hole:
+            return []
+        return self._expose(uid, rec, seat, window_open)
+
+    def boxed(self, uid: str | None, window_open: bool) -> list[Outcome]:
+        """The console reports a face-up card in the deck (``BOXED``) - D2.
+
+        ``uid``: the boxed card if known; None means the card burned during the deal that is
+        waiting for its confirmation (D3), or else the next card out that is burned.
+        ``window_open``: as for ``exposed``. The first boxed card: ``boxed_card`` and R2 (it
+        stays in BURN, the seat still gets the next card, later indices shift by +1); the
+        second while the window is open: ``misdeal_required`` (MISDEAL-08, R10).
+        """
+        if self.ended or self.voided is not None:
+            return []
+        if uid is None:
+            head = self.queue[0] if self.queue else None
+            if head is not None and head.tag is not None and head.dest.startswith("S") \
+                    and self.cards[head.tag].zone == "BURN":
+                uid = head.tag
+        rec = self.cards.get(uid) if uid is not None else None
+        if uid is not None and uid in self.boxes:
+            return []  # confirmed twice
+        if rec is None or rec.zone in (None, "DECK"):
+            self.boxed_pending = (uid, window_open)  # the card is still to come
+            return []
+        if rec.zone == "BURN" and uid is not None:
+            return self._boxed(uid, rec, window_open)
+        seat = _seat_of(rec.zone)
+        if uid is not None and seat is not None and seat in self.hole:
+            return self._expose(uid, rec, seat, window_open)  # dealt face up: exposed
+        return []
+
+    def collected(self) -> list[Outcome]:
+        """The hand is over and its cards are collected (BURN-08, D23): every tag that left the
+        shoe must have reached MUCK (or be back in the deck stub). One ``card_unaccounted``
+        (critical) per missing card."""
+        out: list[Outcome] = []
+        for rec in sorted(self.cards.values(), key=lambda r: r.index):
+            if rec.zone in ("MUCK", "DECK"):
+                continue
+            where = "the shoe" if rec.zone is None else _where(rec.zone)
+            out.append(self._irr(
+                "card_unaccounted", "BURN-08", "critical", _seat_of(rec.zone or ""), rec, "MUCK",
+                rec.zone or "SHOE",
+                f"card #{rec.index} was not collected; it was last read at {where}",
+                "stop and search for the card before the next hand; floor ruling"))
+        return out
 
     def fold(self, seat: int) -> list[Outcome]:
         if seat not in self.hole or seat in self.folded or self.ended:
@@ -292,7 +444,22 @@ class HoldemHand:
         if uid in self.misplaced:
             return self._redressed(zone, uid, rec)
         if head is not None and head.tag == uid and head.dest == zone:
+            if uid in self.exposures and zone == "BURN":
+                return self._take_exposed_burn(rec)
             return self._take(zone, rec)
+        if uid in self.exposures and zone == "BURN" and previous.startswith("S"):
+            return []  # R1: burned before its replacement; it serves when the flop burn is due
+        out: list[Outcome] = []
+        if previous == "BURN" and not (zone == "MUCK" and self.over):
+            out.append(self._disturbed(rec, zone))  # D18
+        seat = _seat_of(zone)
+        if seat is not None and rec.card not in self.hole.get(seat, ()):  # D20
+            out.append(self._irr(
+                "card_in_foreign_seat_zone", "CONDUCT-02", "warning", seat, rec, None, zone,
+                f"card #{rec.index} was moved from {_where(previous)} to seat {seat}",
+                "floor: the card goes back where it belongs; warning or penalty (CONDUCT-02)"))
+        if out:
+            return out
         if uid in self.premature and zone == "BURN" and uid not in self.retracted_burned:
             self.retracted_burned.add(uid)
             return [Burned(self.premature_street or self.street, rec.index)]
@@ -323,10 +490,25 @@ class HoldemHand:
                    bb_pending: bool) -> list[Outcome]:
         if self.r6_pending and betting_over:
             self._close_premature()
+        if self.voided is not None:  # R10 / R11: only the collection is expected
+            return [] if uid in self.duplicates else [CardAfterEnd(zone, rec.card)]
         if self.ended or not self.queue or (not self.dealing and len(self.active) <= 1):
             return [CardAfterEnd(zone, rec.card)]  # D21
         out: list[Outcome] = []
         head = self.queue[0]
+        if head.tag == uid and uid in self.exposures and zone == "BURN":
+            return self._take_exposed_burn(rec)  # R1: x via SHOE_IN/SHOE_OUT to the burn
+        if head.tag is not None and head.tag != uid and head.tag in self.exposures \
+                and head.dest == "BURN" and zone == "BURN" \
+                and self.cards[head.tag].zone != "BURN":  # D16
+            self.wrong_burn = uid
+            x = self.cards[head.tag]
+            return [self._irr(
+                "exposed_card_not_replaced", "MISDEAL-12", "warning", None, rec, "BURN", zone,
+                f"card #{rec.index} was burned; the burn before the flop must be the exposed "
+                f"card #{x.index}",
+                f"put card #{rec.index} back on top of the deck and burn the exposed card "
+                f"#{x.index}")]
         if head.tag is not None and head.tag != uid:
             held = self.cards.get(head.tag)
             blocked = head.gate and not betting_over
@@ -384,7 +566,94 @@ class HoldemHand:
             cards = tuple(self.street_cards)
             self.street, self.street_cards = head.street, []
             return [BoardDealt(head.street, cards, tuple(self.board))]
-        return self._hole_card(int(zone[1:]), rec)
+        return self._hole_card(int(zone[1:]), rec) + self._settle_exposed_burn()
+
+    def _take_exposed_burn(self, rec: CardRecord) -> list[Outcome]:
+        """R1: the exposed card serves the flop burn, possibly before pre-flop betting; the
+        betting gate passes to the first flop card."""
+        head = self.queue.popleft()
+        if head.gate and self.queue:
+            self.queue[0] = replace(self.queue[0], gate=True)
+        return [Burned(head.street, rec.index)]
+
+    def _settle_exposed_burn(self) -> list[Outcome]:
+        """R1: the exposed card already went to BURN; once the burn is due, it is taken."""
+        head = self.queue[0] if self.queue else None
+        if head is None or head.tag not in self.exposures or head.dest != "BURN":
+            return []
+        rec = self.cards[head.tag]
+        return self._take_exposed_burn(rec) if rec.zone == "BURN" else []
+
+    @property
+    def _deal_window(self) -> bool:
+        """The misdeal window as far as the hand knows: no seat has folded."""
+        return not self.folded
+
+    def _expose(self, uid: str, rec: CardRecord, seat: int,
+                window_open: bool) -> list[Outcome]:
+        """D4: hole card ``uid`` at ``seat`` was exposed."""
+        if uid in self.exposures:
+            return []  # reported twice (sensor and console): one exposure
+        self.exposures.append(uid)
+        if not window_open:  # EXPOSE-03 / MISDEAL-14 (A-15): kept, nothing rewritten
+            return [
+                self._irr("card_exposed", "EXPOSE-02", "warning", seat, rec, None, rec.zone or "",
+                          f"hole card #{rec.index} at seat {seat} was exposed after the "
+                          "misdeal window closed",
+                          "the player keeps the card (MISDEAL-14)"),
+                self._irr("exposed_card_kept", "EXPOSE-03", "info", seat, rec, None,
+                          rec.zone or "", f"hole card #{rec.index} at seat {seat} is kept",
+                          "it counts as a face-down card for every game purpose")]
+        if len(self.exposures) >= 2:
+            return [self._misdeal(rec, seat, "MISDEAL-07",
+                                  f"a second hole card (#{rec.index}, seat {seat}) was exposed "
+                                  "before any player acted")]
+        # R1: a replacement after #2N (DEAL_FIX); x becomes the flop burn
+        if rec.card in self.hole[seat]:
+            self.hole[seat].remove(rec.card)
+        last = max((i for i, e in enumerate(self.queue) if e.dest.startswith("S")), default=-1)
+        self.queue.insert(last + 1, Expect(f"S{seat}", replaces=uid))
+        for i, e in enumerate(self.queue):
+            if e.dest == "BURN" and e.gate and e.street == "flop":
+                self.queue[i] = replace(e, tag=uid)
+                break
+        return [self._irr(
+            "card_exposed", "MISDEAL-12", "warning", seat, rec, None, rec.zone or "",
+            f"hole card #{rec.index} at seat {seat} was exposed during the deal",
+            f"leave it at seat {seat} until every other player has his cards; then deal seat "
+            f"{seat} the next card and use card #{rec.index} as the burn before the flop")]
+
+    def _boxed(self, uid: str, rec: CardRecord, window_open: bool) -> list[Outcome]:
+        """D2: ``uid`` was a face-up card in the deck and went to BURN."""
+        self.boxed_pending = None
+        self.boxes.append(uid)
+        if len(self.boxes) >= 2 and window_open:
+            return [self._misdeal(rec, None, "MISDEAL-08",
+                                  f"a second face-up card in the deck (#{rec.index}) before any "
+                                  "player acted")]
+        head = self.queue[0] if self.queue else None
+        if head is not None and head.tag == uid and head.dest.startswith("S"):
+            self.queue[0] = replace(head, tag=None)  # R2: the seat gets the next card
+        return [self._irr(
+            "boxed_card", "EXPOSE-04", "warning", None, rec, None, "BURN",
+            f"card #{rec.index} was face up in the deck and was burned",
+            "show it to all players; it stays burned; the seat gets the next card")]
+
+    def _misdeal(self, rec: CardRecord, seat: int | None, rule: str,
+                 message: str) -> Irregularity:
+        """R10: Q := every card to collection."""
+        self.voided = "misdeal"
+        self.queue.clear()
+        return self._irr("misdeal_required", rule, "critical", seat, rec, None,
+                         rec.zone or "", message,
+                         "misdeal: collect every card, shuffle and cut, deal again; the button "
+                         "and the posted blinds stay (MISDEAL-02)")
+
+    def _disturbed(self, rec: CardRecord, zone: str) -> Irregularity:
+        return self._irr("burn_card_disturbed", "BURN-07", "warning", _seat_of(zone), rec,
+                         None, zone, f"burn card #{rec.index} left the burn stack",
+                         "floor: nobody may look at burn cards; warning or penalty "
+                         "(CONDUCT-02)")
 
     def _hole_card(self, seat: int, rec: CardRecord) -> list[Outcome]:
         held = self.hole[seat]
@@ -406,7 +675,30 @@ class HoldemHand:
     # --- D1, D3, D5: the initial deal -----------------------------------------------
     def _during_deal(self, zone: str, uid: str, rec: CardRecord, head: Expect) -> list[Outcome]:
         if zone == head.dest:
-            return self._take(zone, rec)
+            got = self._take(zone, rec)
+            if not rec.face_up:
+                return got
+            to = int(zone[1:])  # D4: dealt face up to its seat
+            exposure = self._expose(uid, rec, to, self._deal_window)
+            if uid in self.exposures and rec.card not in self.hole[to]:  # R1: not a hole card
+                got = [replace(o, hole=None) if isinstance(o, Dealt) else o for o in got]
+            return got + exposure
+        if zone == "BURN":
+            if uid in self.exposures:
+                return []  # R1: x burned from the deck before its replacement
+            pending = self.boxed_pending
+            if rec.face_up or (pending is not None and pending[0] in (None, uid)):
+                return self._boxed(uid, rec, pending[1] if pending else self._deal_window)
+            if head.replaces is not None:  # D16: the replacement card was burned
+                self._tag_head(uid)
+                x = self.cards[head.replaces]
+                return [self._irr(
+                    "exposed_card_not_replaced", "MISDEAL-12", "warning", None, rec,
+                    head.dest, zone,
+                    f"card #{rec.index} was burned; it is the replacement for the exposed "
+                    f"card #{x.index} at {_where(head.dest)}",
+                    f"give card #{rec.index} to {_where(head.dest)}; card #{x.index} is the "
+                    "burn before the flop")]
         seat = _seat_of(zone)
         if seat is not None:  # D1 -> R9
             self.queue.popleft()

@@ -293,7 +293,7 @@ class TableCore:
             self._arrive(f[0], f[1])
         elif t == "DEP":
             if self.in_hand and self.hand is not None:
-                self.hand.depart(f[0], f[1])
+                self.hand.depart(f[0], f[1], self._ms)
         elif t == "RET":
             if self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.shoe_in(f[0]))
@@ -319,12 +319,14 @@ class TableCore:
                         "a stray tag)", remedy="remove the card; while no one has acted this "
                         "is a misdeal (MISDEAL-09), later the hand goes on (DECK-05)",
                         evidence={"uid": uid})
+            self._misdeal_if_window("a card that does not belong to the deck", "MISDEAL-09")
             return None
         deck_id, card = found
         if self.hand_deck is None:
             self.hand_deck = deck_id
         elif deck_id != self.hand_deck:
             self.flagged.add(uid)
+            self._misdeal_if_window(f"a card of deck {deck_id}", "MISDEAL-09")
             self._alert("deck_defective_foreign_card", "MISDEAL-09", "critical",
                         f"a card of deck {deck_id} was read; the deck in play is "
                         f"{self.hand_deck}", remedy="remove the foreign card; while no one "
@@ -354,7 +356,7 @@ class TableCore:
             self._money(self.ledger.finalize())  # a card from the deck ends any bet in motion
         if hand.next_index == 1:
             self._first_card()
-        hand.card_out(uid, card, face_up)
+        self._outcomes(hand.card_out(uid, card, face_up))
 
     def _first_card(self) -> None:
         """The deal begins: the misdeal window opens, and the blinds must be in (SEAT-03)."""
@@ -372,6 +374,15 @@ class TableCore:
                             f" blind of {posted} in seat {seat}'s bet zone", seat=seat,
                             remedy="not a misdeal (MISDEAL-11): the blind is posted after the "
                             "deal, before that seat acts")
+
+    def _misdeal_if_window(self, what: str, rule: str) -> None:
+        """While no one has acted (the misdeal window is open), a defect calls for a misdeal."""
+        if self.in_hand and (self.window_open or (self.hand is not None
+                                                  and self.hand.next_index == 1)):
+            self._alert("misdeal_required", rule, "critical",
+                        f"{what} turned up while no player has acted: this is a misdeal",
+                        remedy="declare the misdeal: collect every card, replace the deck, "
+                        "shuffle and cut, deal again with the same button (MISDEAL-02)")
 
     def _posted_blinds(self) -> dict[int, int]:
         ledger = self.ledger
@@ -416,7 +427,7 @@ class TableCore:
             self._money(ledger.finalize())
         self._outcomes(hand.arrive(
             zone, uid, card, betting_over=ledger.betting_over() if ledger else True,
-            bb_option_pending=ledger.bb_option_pending() if ledger else False))
+            bb_option_pending=ledger.bb_option_pending() if ledger else False, ms=self._ms))
 
     def _outcomes(self, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -569,7 +580,13 @@ class TableCore:
         elif name == "PLAYER_ABSENT" and args and args[0].isdigit():
             if self.ledger is not None and self.in_hand:
                 self._money(self.ledger.absent(int(args[0])))
-        elif name in ("EXPOSED", "FLOOR"):
+        elif name == "EXPOSED" and args:
+            if self.in_hand and self.hand is not None:
+                self._outcomes(self.hand.exposed(args[0], self.window_open))
+        elif name in ("BOXED", "BOXED_CARD"):
+            if self.in_hand and self.hand is not None:
+                self._outcomes(self.hand.boxed(args[0] if args else None, self.window_open))
+        elif name == "FLOOR":
             pass  # betting and irregularities are tracked by later rule sets
         else:
             self._note("warning", "unknown console button", button=name)
@@ -577,6 +594,8 @@ class TableCore:
     def _new_hand(self) -> None:
         if self.in_hand:
             self._end_hand()
+        if self.hand is not None:
+            self._outcomes(self.hand.collected())  # BURN-08: every card of the hand in the muck
         seated = sorted(s for s, p in self.players.items() if p.stack > 0)
         if len(seated) < 2:
             self._alert("player_count_out_of_range", "SEAT-01", "warning",

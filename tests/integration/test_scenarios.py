@@ -17,10 +17,11 @@ from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
 from tests.helpers import track
 
-PASSING = ["t01_clean_hand", "t06_big_blind_not_posted", "t07_deal_order_redressed",
-           "t10_flop_without_burn",
-           "t11_turn_without_burn", "t12_two_burns_before_flop", "t13_burn_too_early",
-           "t18_side_pots", "t19_split_pot_odd_chip"]
+PASSING = ["t01_clean_hand", "t02_misdeal_two_exposed", "t03_one_exposed_no_misdeal",
+           "t05_joker_misdeal", "t06_big_blind_not_posted", "t07_deal_order_redressed",
+           "t09_boxed_card_in_deal", "t10_flop_without_burn", "t11_turn_without_burn",
+           "t12_two_burns_before_flop", "t13_burn_too_early", "t16_incomplete_allin",
+           "t17_action_out_of_turn", "t18_side_pots", "t19_split_pot_odd_chip"]
 
 
 def run(name: str) -> tuple[Any, list[ev.Event]]:

@@ -153,14 +153,16 @@ def test_face_up_card_is_public_only_because_it_was_seen():
     assert dealt.face_up and dealt.card == deck[uid]
 
 
-def test_unknown_tag_raises_a_critical_foreign_card_alert_without_stopping():
+def test_unknown_tag_before_anyone_acted_raises_foreign_card_and_misdeal_without_stopping():
     deck = make_deck()
     core = make_core(deck=deck)
     script = Script()
     events = run(core, [script.frame("console", "BTN", "NEWHAND"),
                         *script.deal("0123456789ABCDEF", "S2")])
     alerts = [e for e in events if isinstance(e, ev.Alert)]
-    assert [(a.name, a.severity) for a in alerts] == [("deck_defective_foreign_card", "critical")]
+    assert [(a.name, a.severity, a.rule) for a in alerts] == [
+        ("deck_defective_foreign_card", "critical", "MISDEAL-09"),
+        ("misdeal_required", "critical", "MISDEAL-09")]  # the misdeal window is open
     # the next real card is still the first of the deal
     first = next(iter(deck))
     dealt = [e for e in run(core, script.deal(first, "S2")) if isinstance(e, ev.CardDealt)]

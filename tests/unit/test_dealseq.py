@@ -29,12 +29,13 @@ class Table:
     def card(self, k: int) -> str:
         return CARDS[k - 1]
 
-    def out(self, zone: str, *, over: bool = True, bb: bool = False) -> list[Outcome]:
+    def out(self, zone: str, *, over: bool = True, bb: bool = False,
+            up: bool = False) -> list[Outcome]:
         """The next card from the deck (a returned card first) is read at ``zone``."""
         k = self.returned.pop() if self.returned else self.top
         if k == self.top:
             self.top += 1
-        self.hand.card_out(f"U{k}", self.card(k), face_up=False)
+        self.log += self.hand.card_out(f"U{k}", self.card(k), face_up=up)
         got = self.hand.arrive(zone, f"U{k}", self.card(k), betting_over=over,
                                bb_option_pending=bb)
         self.log += got
@@ -439,6 +440,256 @@ def test_irregularity_messages_never_name_a_card() -> None:
     t2.out("S1")
     found = [o for o in t.log + t2.log if isinstance(o, Irregularity)]
     assert len(found) >= 4
+    for o in found:
+        for text in (o.message, o.remedy):
+            assert not any(re.search(rf"\b{c}\b", text) for c in CARDS), text
+
+
+# --- exposed and boxed cards: D4 (R1), D16, D2 (R2), T02, T03, T09 ------------------------
+
+def test_misdeal_12_t03_d4_one_exposed_hole_card_r1_replacement_then_flop_burn() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    for s in (1, 2, 3, 4, 1, 2):
+        t.out(f"S{s}")
+    got = t.hand.exposed("U6", window_open=True)  # BTN,EXPOSED: #6 at S2
+    assert irr(got) == [("card_exposed", "warning")]
+    [i] = got
+    assert isinstance(i, Irregularity) and (i.rule, i.seat, i.index) == ("MISDEAL-12", 2, 6)
+    assert t.hand.exposed("U6", window_open=True) == []  # the same card pressed again
+    t.out("S3")
+    t.out("S4")
+    assert t.hand.expected() == "S2"  # DEAL_FIX: the replacement, #2N+1
+    [d] = t.out("S2")
+    assert isinstance(d, Dealt) and d.index == 9 and d.hole == (t.card(2), t.card(9))
+    assert t.hand.expected() == "BURN" and t.hand.queue[0].tag == "U6"
+    assert burned(t.move(6, "BURN")) == 6  # TAG(x) -> BURN, before pre-flop betting
+    assert t.hand.expected(betting_over=False) is None  # the gate passed to the flop
+    assert t.hand.expected() == "BOARD"
+    assert board(t, 10, 11, 12).street == "flop"  # flop indices unchanged
+    run_rest_clean(t, 13)
+    assert irr(t.log) == []
+
+
+def test_misdeal_12_d4_face_up_draw_to_seat_exposed_burned_via_the_shoe() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    t.out("S1")
+    got = t.out("S2", up=True)  # DRAW face U
+    assert irr(got) == [("card_exposed", "warning")]
+    assert all(o.hole is None for o in got if isinstance(o, Dealt))
+    for s in (3, 4, 1, 2, 3, 4):
+        t.out(f"S{s}")
+    [d] = t.out("S2")  # #9: the replacement
+    assert isinstance(d, Dealt) and d.hole == (t.card(6), t.card(9))
+    t.back(2)  # placed face up on top of the deck
+    assert burned(t.out("BURN", up=True)) == 2
+    assert board(t, 10, 11, 12).street == "flop"
+    run_rest_clean(t, 13)
+
+
+def test_misdeal_07_t02_second_exposed_card_in_window_is_misdeal_required_r10() -> None:
+    t = Table((1, 2, 3, 4, 5, 6), button=6)
+    t.out("S1")
+    t.out("S2")
+    assert irr(t.hand.exposed("U2", window_open=True)) == [("card_exposed", "warning")]
+    for s in (3, 4, 5, 6, 1, 2):
+        t.out(f"S{s}")
+    t.out("S3")
+    got = t.hand.exposed("U9", window_open=True)
+    assert irr(got) == [("misdeal_required", "critical")]
+    assert next(o for o in got if isinstance(o, Irregularity)).rule == "MISDEAL-07"
+    assert t.hand.voided == "misdeal" and t.hand.expected() is None  # R10: collect only
+    assert isinstance(t.out("S4")[0], CardAfterEnd)
+
+
+def test_expose_03_exposure_after_the_window_is_kept_nothing_rewritten() -> None:
+    t = four()
+    queue = list(t.hand.queue)
+    got = t.hand.exposed("U6", window_open=False)
+    assert irr(got) == [("card_exposed", "warning"), ("exposed_card_kept", "info")]
+    assert list(t.hand.queue) == queue and t.hand.hole[2] == [t.card(2), t.card(6)]
+    assert t.hand.expected() == "BURN" and burned(t.out("BURN")) == 9
+    assert board(t, 10, 11, 12).street == "flop"
+
+
+def test_misdeal_12_d16_replacement_burned_is_exposed_card_not_replaced() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    for s in (1, 2, 3, 4, 1, 2):
+        t.out(f"S{s}")
+    t.hand.exposed("U6", window_open=True)
+    t.out("S3")
+    t.out("S4")
+    got = t.out("BURN")  # #9 burned instead of given to S2
+    assert irr(got) == [("exposed_card_not_replaced", "warning")]
+    assert t.hand.expected() == "S2"
+    [d] = t.move(9, "S2")  # redressed straight from the burn stack
+    assert isinstance(d, Dealt) and d.hole == (t.card(2), t.card(9))
+    assert burned(t.move(6, "BURN")) == 6
+    assert board(t, 10, 11, 12).street == "flop"
+    run_rest_clean(t, 13)
+    assert irr(t.log) == [("exposed_card_not_replaced", "warning")]
+
+
+def test_misdeal_12_d16_deck_card_burned_instead_of_exposed_card_goes_back() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    for s in (1, 2, 3, 4, 1, 2):
+        t.out(f"S{s}")
+    t.hand.exposed("U6", window_open=True)
+    for s in (3, 4, 2):
+        t.out(f"S{s}")
+    got = t.out("BURN")  # #10 from the deck while #6 is still at S2
+    assert irr(got) == [("exposed_card_not_replaced", "warning")]
+    t.back(10)
+    assert burned(t.move(6, "BURN")) == 6
+    assert board(t, 10, 11, 12).street == "flop"
+    run_rest_clean(t, 13)
+    assert irr(t.log) == [("exposed_card_not_replaced", "warning")]
+
+
+def test_expose_04_t09_d2_boxed_card_r2_seat_keeps_its_turn_indices_shift() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    for s in (1, 2, 3):
+        t.out(f"S{s}")
+    assert irr(t.out("BURN")) == [("burn_unexpected", "warning")]  # #4, not yet confirmed
+    got = t.hand.boxed("U4", window_open=True)  # BTN,BOXED
+    assert irr(got) == [("boxed_card", "warning")]
+    assert next(o for o in got if isinstance(o, Irregularity)).rule == "EXPOSE-04"
+    assert t.hand.expected() == "S4" and t.hand.queue[0].tag is None
+    for s in (4, 1, 2, 3, 4):
+        t.out(f"S{s}")
+    assert tuple(t.hand.hole[4]) == (t.card(5), t.card(9))
+    assert burned(t.out("BURN")) == 10
+    assert board(t, 11, 12, 13).street == "flop"
+    run_rest_clean(t, 14)  # a clean hand now ends at #2N+9
+
+
+def test_expose_04_d2_boxed_before_the_card_and_face_up_draw_to_burn() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    t.out("S1")
+    assert t.hand.boxed(None, window_open=True) == []  # pressed before the card came out
+    assert irr(t.out("BURN")) == [("boxed_card", "warning")]
+    assert t.hand.expected() == "S2"
+    t2 = Table((1, 2, 3, 4), button=4)
+    t2.out("S1")
+    assert irr(t2.out("BURN", up=True)) == [("boxed_card", "warning")]  # DRAW face U -> BURN
+    assert t2.hand.expected() == "S2"
+    for s in (2, 3, 4, 1, 2, 3, 4):
+        t2.out(f"S{s}")
+    assert burned(t2.out("BURN")) == 10
+
+
+def test_misdeal_08_second_boxed_card_in_window_is_misdeal_required() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    t.out("BURN", up=True)
+    got = t.out("BURN", up=True)
+    assert irr(got) == [("misdeal_required", "critical")]
+    assert next(o for o in got if isinstance(o, Irregularity)).rule == "MISDEAL-08"
+    assert t.hand.expected() is None
+
+
+# --- D7 duplicate face, D18, D20, D23 --------------------------------------------------------
+
+def test_deck_04_t20_d7_duplicate_face_is_deck_defective_duplicate_hand_cancelled() -> None:
+    t = four()
+    t.out("BURN")
+    board(t, 10, 11, 12)
+    t.out("BURN")
+    hand = t.hand
+    got = hand.card_out("X14", t.card(1), face_up=False)  # another tag carrying #1's face
+    assert irr(got) == [("deck_defective_duplicate", "critical")]
+    [i] = got
+    assert isinstance(i, Irregularity) and (i.rule, i.index) == ("DECK-04", 14)
+    assert "#1" in i.message and t.card(1) not in i.message
+    assert hand.arrive("BOARD", "X14", t.card(1)) == []  # no turn announced
+    assert hand.voided == "cancelled" and hand.expected() is None  # R11: collect only
+    assert len(hand.board) == 3
+    h2 = HoldemHand(seats=(1, 2), button=2)  # no shoe: the first zone read is the deal
+    h2.arrive("S1", "A", "Ah")
+    assert irr(h2.arrive("S2", "B", "Ah")) == [("deck_defective_duplicate", "critical")]
+
+
+def test_burn_07_conduct_02_t15_d18_d20_burn_card_to_a_seat() -> None:
+    t = four()
+    t.out("BURN")
+    board(t, 10, 11, 12)
+    assert burned(t.out("BURN")) == 13
+    assert irr(t.hand.exposed("U13", window_open=False)) == [("burn_card_exposed", "info")]
+    board(t, 14)
+    t.out("BURN")
+    board(t, 16)
+    assert t.hand.expected() is None
+    t.hand.depart("BURN", "U13")
+    got = t.move(13, "S2")  # after the hand, before collection
+    assert irr(got) == [("burn_card_disturbed", "warning"),
+                        ("card_in_foreign_seat_zone", "warning")]
+    assert [o.rule for o in got if isinstance(o, Irregularity)] == ["BURN-07", "CONDUCT-02"]
+    assert irr(t.move(15, "MUCK")) == []  # a burn card collected at the hand end
+    assert irr(t.move(1, "S3")) == [("card_in_foreign_seat_zone", "warning")]
+
+
+def test_burn_07_d18_burn_card_leaving_burn_mid_hand() -> None:
+    t = four()
+    t.out("BURN")
+    assert irr(t.move(9, "MUCK")) == [("burn_card_disturbed", "warning")]
+    assert t.hand.expected() == "BOARD"
+    t2 = four()
+    t2.out("BURN")
+    assert irr(t2.hand.shoe_in("U9")) == [("burn_card_disturbed", "warning")]
+
+
+def test_burn_08_d23_collection_every_card_must_reach_muck() -> None:
+    t = four()
+    t.out("BURN")
+    board(t, 10, 11, 12)
+    run_rest_clean(t, 13)
+    for k in range(1, 17):
+        if k != 7:
+            t.move(k, "MUCK")
+    t.hand.depart("MUCK", "U3")  # the pile is lifted into the shuffler: still collected
+    got = t.hand.collected()
+    assert irr(got) == [("card_unaccounted", "critical")]
+    [i] = got
+    assert isinstance(i, Irregularity) and (i.rule, i.index, i.seat) == ("BURN-08", 7, 3)
+    t.move(7, "MUCK")
+    assert t.hand.collected() == []
+
+
+# --- debounce ----------------------------------------------------------------------------------
+
+def test_debounce_repeated_reads_and_lift_and_put_back_are_not_moves() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    t.out("S1")
+    assert t.hand.card_out("U1", t.card(1), face_up=False) == []  # shoe read twice
+    assert t.move(1, "S1") == []  # zone read twice
+    t.hand.depart("S1", "U1", ms=0)
+    assert t.move(1, "S1") == []  # the player looks at his card
+    assert t.hand.next_index == 2 and t.hand.expected() == "S2"
+    for s in (2, 3, 4, 1, 2, 3, 4):
+        t.out(f"S{s}")
+    assert burned(t.out("BURN")) == 9
+    t.hand.depart("BURN", "U9", ms=1000)
+    assert t.hand.arrive("BURN", "U9", t.card(9), ms=1500) == []  # tidied at once
+    t.hand.depart("BURN", "U9")
+    assert t.hand.arrive("BURN", "U9", t.card(9)) == []  # no timestamps: noise
+    t.hand.depart("BURN", "U9", ms=2000)
+    got = t.hand.arrive("BURN", "U9", t.card(9), ms=9000)  # away for 7 s: looked at
+    assert irr(got) == [("burn_card_disturbed", "warning")]
+    assert t.hand.expected() == "BOARD"
+    assert board(t, 10, 11, 12).street == "flop"
+    run_rest_clean(t, 13)
+
+
+def test_new_irregularity_messages_never_name_a_card() -> None:
+    t = Table((1, 2, 3, 4), button=4)
+    t.out("S1")
+    t.out("S2", up=True)
+    t.out("BURN", up=True)
+    t.log += t.hand.exposed("U1", window_open=True)
+    t.log += t.hand.card_out("X", t.card(1), face_up=False)
+    t.hand.depart("S1", "U1")
+    t.log += t.move(1, "S3") + t.hand.collected()
+    found = [o for o in t.log if isinstance(o, Irregularity)]
+    assert {o.name for o in found} >= {"card_exposed", "boxed_card", "misdeal_required",
+                                        "deck_defective_duplicate", "card_unaccounted"}
     for o in found:
         for text in (o.message, o.remedy):
             assert not any(re.search(rf"\b{c}\b", text) for c in CARDS), text

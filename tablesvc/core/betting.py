@@ -178,6 +178,10 @@ class BettingRound:
         self.contributed.update({s: v for s, v in posted.items() if s not in self.stacks})
         self.folded: set[int] = set()
         self.high: int = max(self.contributed.values(), default=0)
+        if posted and self.high > 0:
+            # RULES.md §2.3: pre-flop H starts at the big blind, even when the big blind was
+            # all-in for less — the others still call the full blind
+            self.high = max(self.high, big_blind)
         # Fixed limit raises by the street's unit; otherwise L starts at one big blind, which
         # is also the minimum opening bet after the flop.
         self.last_full: int = (

@@ -1,4 +1,9 @@
-"""Synthetic but valid device traffic for the benchmarks: clean hold'em hands as frames."""
+"""Synthetic but valid device traffic for the benchmarks: clean hold'em hands as frames.
+
+Every hand is played as the sensors would see it: NEWHAND, the blinds' chips in their bet
+zones, the deal, everyone calling the big blind and checking down, the bets gathered, the
+board, the pot pushed — so the tracker raises no alert and every street is on time.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,21 @@ from dataclasses import dataclass, field
 from drivers.tsp import Frame, encode
 from tablesvc.core.cards import new_deck_order
 
+BLIND = 100  # small and big blind alike: each seat's bet is one chip
+
 
 def bench_deck(seed: int = 1) -> dict[str, str]:
     rng = random.Random(seed)
     return {f"{rng.getrandbits(64):016X}": card for card in new_deck_order()}
+
+
+def bench_chips(players: int = 10) -> dict[str, int]:
+    """One chip of the blind's value per seat: what each seat bets every hand."""
+    return {chip_of(s): BLIND for s in range(1, players + 1)}
+
+
+def chip_of(seat: int) -> str:
+    return f"C{seat:015X}"
 
 
 @dataclass
@@ -41,13 +57,40 @@ class Stream:
             rng.shuffle(uids)
             yield (*self.line("console", "BTN", "NEWHAND"), None)
             later = [s for s in seats if s > button]
-            order = later + [s for s in seats if s <= button]
+            order = later + [s for s in seats if s <= button]  # s_1 (SB) .. button
+            sb, bb = order[0], order[1]
+            yield (*self.line("chips", "CHIPS", f"B{sb}", chip_of(sb)), None)
+            yield (*self.line("chips", "CHIPS", f"B{bb}", chip_of(bb)), None)
             dests = [f"S{s}" for s in order] * 2
-            for n in (3, 1, 1):
-                dests += ["BURN"] + ["BOARD"] * n
-            for i, (uid, dest) in enumerate(zip(uids, dests, strict=False), 1):
+            streets = [("BURN", "BOARD", "BOARD", "BOARD"), ("BURN", "BOARD"), ("BURN", "BOARD")]
+            cards = iter(uids)
+            i = 0
+            for dest in dests:
+                i += 1
+                uid = next(cards)
                 yield (*self.line("shoe", "DRAW", uid, "D"), None)
-                key = (hand, f"index:{i}") if dest != "BOARD" else None
-                yield (*self.line("cards", "ARR", dest, uid), key)
+                yield (*self.line("cards", "ARR", dest, uid), (hand, f"index:{i}"))
+            for s in [*order[2:], sb]:  # everyone calls the big blind; the small blind checks
+                if s == sb:
+                    yield (*self.line("console", "BTN", "CHECK", str(s)), None)
+                else:
+                    yield (*self.line("chips", "CHIPS", f"B{s}", chip_of(s)), None)
+            yield (*self.line("console", "BTN", "CHECK", str(bb)), None)
+            for s in order:
+                yield (*self.line("chips", "CHIPS", f"B{s}", ""), None)
+            pot = " ".join(chip_of(s) for s in order)
+            yield (*self.line("chips", "CHIPS", "POT", pot), None)
+            for street in streets:
+                for dest in street:
+                    i += 1
+                    uid = next(cards)
+                    yield (*self.line("shoe", "DRAW", uid, "D"), None)
+                    key = (hand, f"index:{i}") if dest == "BURN" else None
+                    yield (*self.line("cards", "ARR", dest, uid), key)
+                for s in order:
+                    yield (*self.line("console", "BTN", "CHECK", str(s)), None)
+            yield (*self.line("chips", "CHIPS", "POT", ""), None)
             yield (*self.line("shoe", "HB", str(hand)), None)
+            for uid in uids[: 2 * len(order) + 8]:
+                yield (*self.line("cards", "ARR", "MUCK", uid), None)
             button = order[0]

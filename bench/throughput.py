@@ -7,8 +7,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.streams import Stream, bench_deck
+from bench.streams import BLIND, Stream, bench_chips, bench_deck
 from tablesvc.core.cards import DeckRegistry
+from tablesvc.core.events import Alert
 from tablesvc.core.inputs import FrameIn, format_ts
 from tablesvc.core.table import Player, TableCore, TableSettings
 from tablesvc.journal import Journal
@@ -19,10 +20,11 @@ BATCH = 2000
 
 
 def _core(deck: dict[str, str]) -> TableCore:
-    settings = TableSettings(venue="bench", table="t01", devices={
-        "shoe": "shoe", "cards": "cards", "chips": "chips", "console": "console"})
-    players = [Player(s, f"P{s}", 100_000) for s in range(1, 11)]
-    return TableCore(settings, DeckRegistry({"B-1": deck}), {}, players)
+    settings = TableSettings(venue="bench", table="t01", small_blind=BLIND, big_blind=BLIND,
+                             devices={"shoe": "shoe", "cards": "cards", "chips": "chips",
+                                      "console": "console"})
+    players = [Player(s, f"P{s}", 10**9) for s in range(1, 11)]
+    return TableCore(settings, DeckRegistry({"B-1": deck}), bench_chips(), players)
 
 
 def _inputs(n: int) -> list[FrameIn]:
@@ -42,9 +44,13 @@ def run(frames: int) -> None:
     core = _core(deck)
     t = time.perf_counter()
     events = 0
+    alerts = 0
     for inp in inputs:
-        events += len(core.apply(inp).events)
+        produced = core.apply(inp).events
+        events += len(produced)
+        alerts += sum(isinstance(e, Alert) and e.severity != "info" for e in produced)
     core_s = time.perf_counter() - t
+    assert alerts == 0, f"the benchmark's hands raised {alerts} alerts: they must be clean"
     print(f"throughput core only (parse -> core -> events): {frames / core_s:,.0f} frames/s, "
           f"{events / core_s:,.0f} events/s ({events} events from {frames} frames)")
 

@@ -195,6 +195,7 @@ class BettingRound:
         self._full_seen: dict[int, int] = {}  # full bets/raises of the round at that time
         self._fulls = 0
         self._pointer = -1  # index in order of the last seat that acted in turn
+        self._complete: bool | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -205,25 +206,40 @@ class BettingRound:
     def _can_act(self, seat: int) -> bool:
         return seat not in self.folded and self.stacks[seat] > 0
 
-    def _must_act(self, seat: int) -> bool:
+    def _must_act(self, seat: int, can_act: int | None = None) -> bool:
         """Still owes an action: chips to call, or no action since H last changed.
 
         A seat that has matched H need not act when nobody else can still bet against him:
-        the others are all-in, and a bet could not be called (§2.2 shortcut).
+        the others are all-in, and a bet could not be called (§2.2 shortcut). ``can_act`` is
+        how many seats can act, when the caller has counted them already.
         """
         if not self._can_act(seat):
             return False
         if self.contributed[seat] < self.high:
             return True
-        return seat not in self._acted and any(
-            self._can_act(s) for s in self.order if s != seat)
+        if seat in self._acted:
+            return False
+        if can_act is None:
+            can_act = self._count_can_act()
+        return can_act > 1
+
+    def _count_can_act(self) -> int:
+        return sum(1 for s in self.order if self._can_act(s))
 
     @property
     def complete(self) -> bool:
-        """RULES.md §2.3: one player left, or every player who can act has acted and matched H."""
-        if len(self.active) <= 1:
-            return True
-        return not any(self._must_act(s) for s in self.order)
+        """RULES.md §2.3: one player left, or every player who can act has acted and matched H.
+
+        Asked after nearly every input, so the answer is kept until ``apply`` changes the
+        round (the only method that does).
+        """
+        if self._complete is None:
+            if len(self.order) - len(self.folded) <= 1:
+                self._complete = True
+            else:
+                n = self._count_can_act()
+                self._complete = not any(self._must_act(s, n) for s in self.order)
+        return self._complete
 
     @property
     def next_actor(self) -> int | None:
@@ -235,9 +251,10 @@ class BettingRound:
         if self.complete:
             return None
         n = len(self.order)
+        can_act = self._count_can_act()
         for step in range(1, n + 1):
             seat = self.order[(self._pointer + step) % n]
-            if self._must_act(seat):
+            if self._must_act(seat, can_act):
                 return seat
         return None  # pragma: no cover - complete would have been True
 
@@ -413,6 +430,13 @@ class BettingRound:
             f"Seat {seat} went to {to}; {why}. The excess of {to - limit} goes back.")
 
     # ------------------------------------------------------------------ booking
+    def give_back(self, seat: int, amount: int) -> None:
+        """An uncalled part of a bet goes back to the seat when the round is over."""
+        self._complete = None
+        self.contributed[seat] -= amount
+        self.stacks[seat] += amount
+        self.high = max(self.contributed.values(), default=0)
+
     def apply(self, d: Decision) -> None:
         """Book a classified action, violations and all: the chips are where they are.
 
@@ -424,7 +448,8 @@ class BettingRound:
             raise ValueError(
                 f"stale decision for seat {d.seat}: it adds {d.amount} to reach {d.to}, but the "
                 f"seat has {c} in and {self.stacks[d.seat]} behind; classify it again")
-        in_turn = self.next_actor == d.seat
+        in_turn = self.next_actor == d.seat  # asked before the round changes
+        self._complete = None
         if in_turn:
             self._pointer = self.order.index(d.seat)
         if d.action == "fold":

@@ -217,6 +217,9 @@ class HoldemHand:
     boxed_pending: tuple[str | None, bool] | None = None  # D2 input before the card: (uid, window)
     wrong_burn: str | None = None  # D16: a deck card burned instead of the exposed card
     duplicates: set[str] = field(default_factory=set)  # D7
+    absent: list[int] = field(default_factory=list)  # SEAT-05: reported absent during the deal
+    dead: set[int] = field(default_factory=set)  # SEAT-05: dead hands
+    live_mucked: dict[int, list[str]] = field(default_factory=dict)  # D19: seat -> tags in MUCK
     voided: str | None = None  # "misdeal" (R10) or "cancelled" (R11)
 
     def __post_init__(self) -> None:
@@ -335,9 +338,15 @@ class HoldemHand:
             or any(e.tag == uid for e in self.queue)
 
     def arrive(self, zone: str, uid: str, card: str, betting_over: bool = True,
-               bb_option_pending: bool = False, ms: int | None = None) -> list[Outcome]:
+               bb_option_pending: bool = False, ms: int | None = None,
+               fold_possible: bool = True) -> list[Outcome]:
         """A card was read in ``zone``. ``betting_over``/``bb_option_pending``: see the class;
-        ``ms``: when, for the debounce (module docstring)."""
+        ``ms``: when, for the debounce (module docstring).
+
+        ``fold_possible``: the table's word (it knows the turn and the chips) that the seat
+        whose hole card this is may be folding now. False when that seat is not the next to act
+        and has nothing to call (e.g. the last bettor, SHOW-13): a live hole card read at MUCK
+        is then ``live_hand_in_muck`` (D19), not a fold."""
         rec = self.cards.get(uid)
         out: list[Outcome] = []
         if rec is None:
@@ -361,8 +370,14 @@ class HoldemHand:
                 self.pending = None
             return out + self._from_deck(zone, uid, rec, betting_over, bb_option_pending)
         previous, rec.zone = rec.zone, zone
+        if self.ended and previous == "BURN" and zone not in ("MUCK", "DECK"):
+            return self._burn_after_end(zone, rec)  # BURN-07: looked at after the hand
         if self.ended or self.voided is not None:
             return []
+        if not fold_possible and zone == "MUCK" and previous.startswith("S"):
+            seat = int(previous[1:])
+            if seat in self.active and rec.card in self.hole.get(seat, ()):
+                return self._live_in_muck(seat, uid, rec)
         return self._moved(previous, zone, uid, rec)
 
     def exposed(self, uid: str, window_open: bool) -> list[Outcome]:
@@ -454,12 +469,11 @@ class HoldemHand:
             out.append(self._disturbed(rec, zone))  # D18
         seat = _seat_of(zone)
         if seat is not None and rec.card not in self.hole.get(seat, ()):  # D20
-            out.append(self._irr(
-                "card_in_foreign_seat_zone", "CONDUCT-02", "warning", seat, rec, None, zone,
-                f"card #{rec.index} was moved from {_where(previous)} to seat {seat}",
-                "floor: the card goes back where it belongs; warning or penalty (CONDUCT-02)"))
+            out.append(self._foreign(previous, seat, rec))
         if out:
             return out
+        if seat is not None and uid in self.live_mucked.get(seat, ()):
+            return self._rebuilt(seat, uid, rec)
         if uid in self.premature and zone == "BURN" and uid not in self.retracted_burned:
             self.retracted_burned.add(uid)
             return [Burned(self.premature_street or self.street, rec.index)]
@@ -473,6 +487,133 @@ class HoldemHand:
                 return self.fold(seat)
         return []
 
+    def _foreign(self, previous: str, seat: int, rec: CardRecord) -> Irregularity:
+        return self._irr(
+            "card_in_foreign_seat_zone", "CONDUCT-02", "warning", seat, rec, None, f"S{seat}",
+            f"card #{rec.index} was moved from {_where(previous)} to seat {seat}",
+            "floor: the card goes back where it belongs; warning or penalty (CONDUCT-02)")
+
+    def _burn_after_end(self, zone: str, rec: CardRecord) -> list[Outcome]:
+        """D18/D20 after the hand: a burn card taken anywhere but the collection (BURN-07)."""
+        out: list[Outcome] = [self._disturbed(rec, zone)]
+        seat = _seat_of(zone)
+        if seat is not None:
+            out.append(self._foreign("BURN", seat, rec))
+        return out
+
+    # --- D19: a live hand in the muck (SHOW-13) -------------------------------------
+    def _live_in_muck(self, seat: int, uid: str, rec: CardRecord) -> list[Outcome]:
+        mucked = self.live_mucked.setdefault(seat, [])
+        first = not mucked
+        mucked.append(uid)
+        if not first:
+            return []
+        held = sorted(self.cards[u].index for u, r in self.cards.items()
+                      if r.card in self.hole[seat])
+        tags = ", ".join(f"#{i}" for i in held)
+        return [self._irr(
+            "live_hand_in_muck", "SHOW-13", "critical", seat, rec, f"S{seat}", "MUCK",
+            f"the live hand of seat {seat} ({tags}) reached the muck without a fold",
+            f"stop; if the hand was protected, take {tags} back out of the muck to seat {seat} "
+            "(SHOW-13); otherwise the hand is foul and its bets stay in the pot (POT-08)")]
+
+    def _rebuilt(self, seat: int, uid: str, rec: CardRecord) -> list[Outcome]:
+        mucked = self.live_mucked[seat]
+        mucked.remove(uid)
+        if any(self.cards[u].zone == "MUCK" for u in mucked):
+            return []
+        del self.live_mucked[seat]
+        return [self._irr("hand_reconstructed", "SHOW-13", "info", seat, rec, None, f"S{seat}",
+                          f"the hand of seat {seat} is back at the seat", "the hand plays on")]
+
+    def foul(self, seat: int) -> list[Outcome]:
+        """The floor rules a live hand in the muck foul (SHOW-13 unprotected, POT-08): the
+        seat is out of the hand, like a fold; its bets stay in the pot."""
+        self.live_mucked.pop(seat, None)
+        return self.fold(seat)
+
+    # --- R9/R7 with FLOOR:redress_impossible --------------------------------------
+    def redress_impossible(self, window_open: bool) -> list[Outcome]:
+        """The floor rules that a pending redress cannot be done (``FLOOR:redress_impossible``).
+
+        Wrongly dealt cards (R9) or an excess card (R7) while the misdeal window is open:
+        ``misdeal_required`` (MISDEAL-04 / MISDEAL-06, R10). After the window the wrongly dealt
+        cards stay where they are: each counts as a hole card of the seat that holds it (R9 ->
+        R7/R8 per seat). A missing or second burn (R3(b), R4(b)) needs nothing here: the
+        tracker already finishes the street as those rules say.
+        """
+        if self.ended or self.voided is not None:
+            return []
+        if self.misplaced:
+            uids = sorted(self.misplaced, key=lambda u: self.cards[u].index)
+            first = self.cards[uids[0]]
+            if window_open:
+                return [self._misdeal(first, _seat_of(first.zone or ""), "MISDEAL-04",
+                                      f"the deal-order error from card #{first.index} cannot "
+                                      "be redressed before any player acted")]
+            out: list[Outcome] = []
+            self.misplaced.clear()
+            for u in uids:
+                rec = self.cards[u]
+                seat = _seat_of(rec.zone or "")
+                if seat is None or seat not in self.hole:
+                    continue
+                if len(self.hole[seat]) >= 2:
+                    out += self._excess(f"S{seat}", u, rec, None)
+                else:
+                    out += self._hole_card(seat, rec)
+            return out
+        if self.excess and window_open:
+            rec = min((self.cards[u] for u in self.excess), key=lambda r: r.index)
+            return [self._misdeal(rec, _seat_of(rec.zone or ""), "MISDEAL-06",
+                                  f"the excess card #{rec.index} cannot be redressed before "
+                                  "any player acted")]
+        return []
+
+    # --- SEAT-05: the absent player's dead hand -------------------------------------
+    def player_absent(self, seat: int, window_open: bool) -> list[Outcome]:
+        """The console reports seat ``seat`` away (``CON:player_absent``, SEAT-05).
+
+        During the deal the report waits for the deal to complete. At the deal's completion,
+        or once it is complete while no player has acted yet (``window_open``; the report is
+        the presence check of DEAL-03 [derived]), the seat's hand is dead:
+        ``absent_player_hand_dead`` (warning) and the seat is out of the hand like a fold. A
+        player who leaves later is the table's absent-player rule (BET-16), not a dead hand.
+        """
+        if seat not in self.hole or seat in self.folded or self.ended \
+                or self.voided is not None:
+            return []
+        if self.dealing:
+            if seat not in self.absent:
+                self.absent.append(seat)
+            return []
+        if not window_open:
+            return []
+        return self._dead_hand(seat)
+
+    def _dead_hand(self, seat: int) -> list[Outcome]:
+        self.dead.add(seat)
+        held = sorted((self.cards[u] for u, r in self.cards.items()
+                       if r.card in self.hole[seat]), key=lambda r: r.index)
+        tags = " and ".join(f"#{r.index}" for r in held)
+        rec = held[-1] if held else max(self.cards.values(), key=lambda r: r.index)
+        return [self._irr(
+            "absent_player_hand_dead", "SEAT-05", "warning", seat, rec, "MUCK", f"S{seat}",
+            f"seat {seat} was absent when the deal was completed: the hand is dead",
+            f"move {tags or 'the cards'} of seat {seat} to the muck; the seat is skipped in "
+            "all betting; its posted blind stays in the pot (SEAT-05)"), *self.fold(seat)]
+
+    def _deal_completed(self) -> list[Outcome]:
+        """DEAL-03: the presence check runs once every seat has its cards (SEAT-05)."""
+        if self.dealing or not self.absent:
+            return []
+        out: list[Outcome] = []
+        for seat in self.absent:
+            if seat not in self.folded:
+                out += self._dead_hand(seat)
+        self.absent.clear()
+        return out
+
     def _redressed(self, zone: str, uid: str, rec: CardRecord) -> list[Outcome]:
         seat = self.misplaced[uid]
         if zone != f"S{seat}":
@@ -483,7 +624,7 @@ class HoldemHand:
             out.append(self._irr("redress_completed", "DEAL-05", "info", seat, rec, None, zone,
                                  "redress completed: every hole card is at its correct seat",
                                  "continue the deal"))
-        return out
+        return out + self._deal_completed()
 
     # --- a new card from the deck, matched against the queue ----------------------
     def _from_deck(self, zone: str, uid: str, rec: CardRecord, betting_over: bool,
@@ -566,7 +707,8 @@ class HoldemHand:
             cards = tuple(self.street_cards)
             self.street, self.street_cards = head.street, []
             return [BoardDealt(head.street, cards, tuple(self.board))]
-        return self._hole_card(int(zone[1:]), rec) + self._settle_exposed_burn()
+        return (self._hole_card(int(zone[1:]), rec) + self._settle_exposed_burn()
+                + self._deal_completed())
 
     def _take_exposed_burn(self, rec: CardRecord) -> list[Outcome]:
         """R1: the exposed card serves the flop burn, possibly before pre-flop betting; the

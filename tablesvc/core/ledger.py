@@ -472,9 +472,7 @@ class Ledger:
     def _give_back(self, seat: int, amount: int) -> Returned:
         rnd = self.round
         assert rnd is not None
-        rnd.contributed[seat] -= amount
-        rnd.stacks[seat] += amount
-        rnd.high = max(rnd.contributed.values(), default=0)
+        rnd.give_back(seat, amount)
         self.stacks[seat] += amount
         self.contributed[seat] -= amount
         return Returned(seat, amount, self.stacks[seat], self.pot_total)

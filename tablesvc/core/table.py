@@ -427,7 +427,24 @@ class TableCore:
             self._money(ledger.finalize())
         self._outcomes(hand.arrive(
             zone, uid, card, betting_over=ledger.betting_over() if ledger else True,
-            bb_option_pending=ledger.bb_option_pending() if ledger else False, ms=self._ms))
+            bb_option_pending=ledger.bb_option_pending() if ledger else False, ms=self._ms,
+            fold_possible=self._fold_possible(zone, uid)))
+
+    def _fold_possible(self, zone: str, uid: str) -> bool:
+        """Can these cards in the muck be their owner's fold (SHOW-13)?
+
+        Only the ledger knows whose turn it is: a seat may fold when it is its turn, when it
+        faces a bet (a fold out of turn, BET-15), or when it is away; otherwise its cards in
+        the muck are a live hand swept by mistake.
+        """
+        hand, ledger = self.hand, self.ledger
+        if zone != "MUCK" or hand is None or ledger is None or ledger.round is None:
+            return True
+        seat = hand.owner(uid)
+        rnd = ledger.round
+        if seat is None or seat not in rnd.active or rnd.complete:
+            return True
+        return seat == rnd.next_actor or rnd.to_call(seat) > 0 or seat in ledger.away
 
     def _outcomes(self, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -578,8 +595,14 @@ class TableCore:
             if self.ledger is not None and self.in_hand:
                 self._money(self.ledger.clock(int(args[0]), self._ms))
         elif name == "PLAYER_ABSENT" and args and args[0].isdigit():
-            if self.ledger is not None and self.in_hand:
-                self._money(self.ledger.absent(int(args[0])))
+            if self.ledger is not None and self.hand is not None and self.in_hand:
+                seat = int(args[0])
+                self._money(self.ledger.absent(seat))  # first: the fold is then his own
+                self._outcomes(self.hand.player_absent(seat, self.window_open))
+        elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args
+                                               and args[0] == "redress_impossible"):
+            if self.hand is not None and self.in_hand:
+                self._outcomes(self.hand.redress_impossible(self.window_open))
         elif name == "EXPOSED" and args:
             if self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.exposed(args[0], self.window_open))

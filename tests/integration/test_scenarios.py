@@ -18,10 +18,14 @@ from tablesvc.core import events as ev
 from tests.helpers import track
 
 PASSING = ["t01_clean_hand", "t02_misdeal_two_exposed", "t03_one_exposed_no_misdeal",
-           "t05_joker_misdeal", "t06_big_blind_not_posted", "t07_deal_order_redressed",
-           "t09_boxed_card_in_deal", "t10_flop_without_burn", "t11_turn_without_burn",
-           "t12_two_burns_before_flop", "t13_burn_too_early", "t16_incomplete_allin",
-           "t17_action_out_of_turn", "t18_side_pots", "t19_split_pot_odd_chip"]
+           "t04_extra_hole_card_after_window", "t05_joker_misdeal", "t06_big_blind_not_posted",
+           "t07_deal_order_redressed", "t08_deal_order_misdeal", "t09_boxed_card_in_deal",
+           "t10_flop_without_burn", "t11_turn_without_burn", "t12_two_burns_before_flop",
+           "t13_burn_too_early", "t14_bb_option_skipped", "t15_exposed_burn_card",
+           "t16_incomplete_allin", "t17_action_out_of_turn", "t18_side_pots",
+           "t19_split_pot_odd_chip", "t21_live_hand_in_muck", "t22_absent_big_blind"]
+# T20 (a duplicate card) needs a second registered tag carrying the same card, which one
+# enrolled deck cannot hold: the tracker's duplicate rule (D7) is pinned in test_dealseq.py.
 
 
 def run(name: str) -> tuple[Any, list[ev.Event]]:

@@ -125,19 +125,19 @@ def test_cards_to_muck_fold_the_seat_and_pot_push_ends_the_hand_uncontested():
     deck = make_deck()
     core = make_core({1: 1000, 2: 1000}, deck)
     script = Script()
-    inputs, uids = clean_hand(script, deck, [2, 1])
+    inputs, uids = clean_hand(script, deck, [2, 1])  # heads-up: button 1 acts first
     events = run(core, inputs[:9])  # NEWHAND + four hole cards
     chips_uid = "00000000000000C1"
     core.chip_values[chips_uid] = 100
     events = run(core, [
         script.frame("chips", "CHIPS", "POT", chips_uid),
-        script.frame("cards", "DEP", "S2", uids[0]),
-        script.frame("cards", "ARR", "MUCK", uids[0]),
-        script.frame("cards", "ARR", "MUCK", uids[2]),
+        script.frame("cards", "DEP", "S1", uids[1]),
+        script.frame("cards", "ARR", "MUCK", uids[1]),
+        script.frame("cards", "ARR", "MUCK", uids[3]),
         script.frame("chips", "CHIPS", "POT", ""),
     ])
     folds = [e for e in events if isinstance(e, ev.Action)]
-    assert [(f.seat, f.action) for f in folds] == [(2, "fold")]
+    assert [(f.seat, f.action) for f in folds] == [(1, "fold")]
     ended = [e for e in events if isinstance(e, ev.HandEnded)]
     assert len(ended) == 1 and ended[0].reason == "uncontested"
     assert ended[0].hand == 1

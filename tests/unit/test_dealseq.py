@@ -9,6 +9,7 @@ from tablesvc.core.holdem import (
     Burned,
     CardAfterEnd,
     Dealt,
+    Folded,
     HoldemHand,
     Irregularity,
     Outcome,
@@ -693,3 +694,91 @@ def test_new_irregularity_messages_never_name_a_card() -> None:
     for o in found:
         for text in (o.message, o.remedy):
             assert not any(re.search(rf"\b{c}\b", text) for c in CARDS), text
+
+
+# --- T04, T08, T15, T21, T22: R7 excess burn, R9 -> R10, BURN-07, SHOW-13, SEAT-05 ---------
+def test_t04_deal_08_r7_excess_card_burned_during_betting_is_not_the_regular_burn() -> None:
+    t = Table((1, 2, 3, 4, 5), button=5)
+    t.deal()
+    assert irr(t.out("S1", over=False)) == [("too_many_cards", "warning")]
+    assert t.move(11, "BURN") == []  # R7: burned as excess while the round is open
+    assert burned(t.out("BURN")) == 12  # the regular flop burn, shifted by +1
+    assert board(t, 13, 14, 15).street == "flop"
+    run_rest_clean(t, 16)
+    assert irr(t.log) == [("too_many_cards", "warning")]
+
+
+def test_t08_misdeal_04_redress_impossible_while_window_open_is_misdeal_required() -> None:
+    t = Table((1, 2, 3, 4, 5, 6), button=6)
+    for s in (1, 2, 3, 4, 5, 6, 1, 3, 4, 5, 6, 2):
+        t.out(f"S{s}")
+    got = t.hand.redress_impossible(window_open=True)
+    assert irr(got) == [("misdeal_required", "critical")]
+    assert isinstance(got[0], Irregularity) and got[0].rule == "MISDEAL-04"
+    assert t.hand.voided == "misdeal" and not t.hand.queue
+
+
+def test_t08_misdeal_14_redress_impossible_after_window_keeps_the_cards_where_they_are() -> None:
+    t = Table((1, 2, 3, 4, 5, 6), button=6)
+    for s in (1, 2, 3, 4, 5, 6, 1, 3, 4, 5, 6, 2):
+        t.out(f"S{s}")
+    got = t.hand.redress_impossible(window_open=False)
+    assert irr(got) == [] and t.hand.voided is None
+    assert all(len(h) == 2 for h in t.hand.hole.values())
+    assert t.hand.hole[3] == [t.card(3), t.card(8)]
+    assert burned(t.out("BURN")) == 13
+
+
+def test_misdeal_06_excess_card_not_redressable_while_window_open_is_misdeal_required() -> None:
+    t = four()
+    t.out("S1")
+    assert irr(t.hand.redress_impossible(window_open=True)) == [("misdeal_required", "critical")]
+
+
+def test_t15_burn_07_burn_card_moved_to_a_seat_after_the_hand_is_disturbed_and_foreign() -> None:
+    t = four()
+    t.out("BURN")
+    board(t, 10, 11, 12)
+    t.out("BURN")
+    t.hand.ended = True  # the pot was pushed
+    assert irr(t.move(13, "S2")) == [("burn_card_disturbed", "warning"),
+                                     ("card_in_foreign_seat_zone", "warning")]
+    assert irr(t.move(13, "MUCK")) == []
+    assert irr(t.move(9, "MUCK")) == []  # the collection is no disturbance
+
+
+def test_t21_show_13_live_hand_in_muck_without_a_fold_is_critical_and_can_be_rebuilt() -> None:
+    t = four()
+    h = t.hand
+    assert h.arrive("MUCK", "U4", t.card(4)) == [Folded(4)]  # S4 folds on his turn
+    got = h.arrive("MUCK", "U3", t.card(3), fold_possible=False)
+    assert irr(got) == [("live_hand_in_muck", "critical")]
+    assert got[0].seat == 3  # type: ignore[union-attr]
+    assert h.arrive("MUCK", "U7", t.card(7), fold_possible=False) == []
+    assert 3 in h.active
+    assert irr(t.move(3, "S3")) == []
+    assert irr(t.move(7, "S3")) == [("hand_reconstructed", "info")]
+
+
+def test_t21_show_13_unprotected_hand_ruled_foul_leaves_the_hand() -> None:
+    t = four()
+    t.hand.arrive("MUCK", "U3", t.card(3), fold_possible=False)
+    assert t.hand.foul(3) == [Folded(3)]
+
+
+def test_t22_seat_05_absent_at_deal_completion_makes_the_hand_dead() -> None:
+    t = Table((1, 2, 3, 4, 5), button=5)
+    for s in (1, 2, 3, 4, 5, 1, 2, 3, 4):
+        t.out(f"S{s}")
+    assert t.hand.player_absent(2, window_open=True) == []  # waits for the deal to complete
+    got = t.out("S5")
+    assert irr(got) == [("absent_player_hand_dead", "warning")]
+    assert Folded(2) in got and 2 not in t.hand.active
+    assert t.hand.arrive("MUCK", "U2", t.card(2)) == []  # killing it is no second fold
+
+
+def test_seat_05_absent_reported_after_the_deal_before_any_action_is_a_dead_hand() -> None:
+    t = four()
+    got = t.hand.player_absent(2, window_open=True)
+    assert irr(got) == [("absent_player_hand_dead", "warning")] and Folded(2) in got
+    assert four().hand.player_absent(2, window_open=False) == []  # BET-16, not SEAT-05

@@ -22,7 +22,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from bench.streams import Stream, bench_deck
+from bench.streams import BLIND, Stream, bench_chips, bench_deck
 from tablesvc.localbroker import Mosquitto, wait_until
 
 DEVICES = ("shoe", "cards", "chips", "console")
@@ -38,13 +38,15 @@ def _reseq(raw: bytes, seq: int) -> bytes:
 
 
 def _config(d: Path, port: int) -> Path:
-    players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = 100000\n'
+    players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = 1000000000\n'
                       for s in range(1, 11))
+    (d / "chips.json").write_text(json.dumps({"chips": bench_chips()}))
     devices = "".join(f'[devices.{n}]\nurl = "{d / n}"\n' for n in DEVICES)
     cfg = d / "table.toml"
-    cfg.write_text(f'[table]\nvenue = "bench"\nid = "t01"\n{devices}{players}'
+    cfg.write_text(f'[table]\nvenue = "bench"\nid = "t01"\n'
+                   f"[game]\nsmall_blind = {BLIND}\nbig_blind = {BLIND}\n{devices}{players}"
                    f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{d / "store"}"\n'
-                   f'[registry]\ndecks = "{d / "decks"}"\n')
+                   f'[registry]\ndecks = "{d / "decks"}"\nchips = "{d / "chips.json"}"\n')
     return cfg
 
 
@@ -116,11 +118,12 @@ def run(rate: int, seconds: float) -> None:
                     with lock:
                         sent[key] = time.time()
                 os.write(masters[dev], raw)
-                if dev == "console":
-                    # a dealer never deals within milliseconds of pressing NEWHAND; without
-                    # this pause the devices' threads could reorder the two
-                    time.sleep(0.02)
-                    start += 0.02
+                if dev == "console" or (dev == "chips" and key is None):
+                    # players and dealers never act within milliseconds of each other; without
+                    # these pauses the devices' reader threads could reorder two actions
+                    pause = 0.02 if b"NEWHAND" in raw else 0.005
+                    time.sleep(pause)
+                    start += pause
             try:
                 wait_until(lambda: len(lat) >= len(sent) * 0.999, 30, "the last events")
             except AssertionError:

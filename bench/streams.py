@@ -94,3 +94,23 @@ class Stream:
             for uid in uids[: 2 * len(order) + 8]:
                 yield (*self.line("cards", "ARR", "MUCK", uid), None)
             button = order[0]
+
+
+def with_idle_traffic(stream: Iterator[tuple[str, bytes, tuple[int, str] | None]],
+                      stream_gen: Stream, per_frame: int = 8,
+                      ) -> Iterator[tuple[str, bytes, tuple[int, str] | None]]:
+    """The hand frames with the traffic an idle table adds between them.
+
+    Every device beats once a second and the chip reader repeats its twelve zones at least
+    every two seconds: a real table sends several such frames for each frame of play.
+    """
+    n = 0
+    for item in stream:
+        yield item
+        for _ in range(per_frame):
+            n += 1
+            dev = ("shoe", "cards", "chips", "console")[n % 4]
+            if dev == "chips" and n % 8 == 2:
+                yield (*stream_gen.line("chips", "CHIPS", "TRAY", ""), None)
+            else:
+                yield (*stream_gen.line(dev, "HB", str(n)), None)

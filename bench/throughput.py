@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.streams import BLIND, Stream, bench_chips, bench_deck
+from bench.streams import BLIND, Stream, bench_chips, bench_deck, with_idle_traffic
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.events import Alert
 from tablesvc.core.inputs import FrameIn, format_ts
@@ -27,19 +27,29 @@ def _core(deck: dict[str, str]) -> TableCore:
     return TableCore(settings, DeckRegistry({"B-1": deck}), bench_chips(), players)
 
 
-def _inputs(n: int) -> list[FrameIn]:
+def _inputs(n: int, idle: bool = False) -> list[FrameIn]:
     deck = bench_deck()
     t0 = 1_796_000_000_000
     out = []
-    for i, (dev, raw, _key) in enumerate(itertools.islice(Stream(deck).hands(), n)):
+    stream = Stream(deck)
+    frames = with_idle_traffic(stream.hands(), stream) if idle else stream.hands()
+    for i, (dev, raw, _key) in enumerate(itertools.islice(frames, n)):
         ms = t0 + i  # 1,000 frames a second of input time
         out.append(FrameIn(format_ts(ms), ms, dev, raw.decode().rstrip("\r\n")))
     return out
 
 
 def run(frames: int) -> None:
-    inputs = _inputs(frames)
+    for idle in (False, True):
+        _run(frames, idle)
+
+
+def _run(frames: int, idle: bool) -> None:
+    inputs = _inputs(frames, idle)
     deck = bench_deck()
+    what = ("with a table's idle traffic (8 heartbeats and chip refreshes per frame of play)"
+            if idle else "every frame a frame of play (worst case)")
+    print(f"-- {what}")
 
     core = _core(deck)
     t = time.perf_counter()

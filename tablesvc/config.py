@@ -6,6 +6,7 @@ validation never stops at the first problem.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -147,6 +148,8 @@ class Config(_Section):
     def _devices(cls, devices: dict[str, DeviceSection]) -> dict[str, DeviceSection]:
         problems = []
         for name, dev in devices.items():
+            if not re.fullmatch(r"[a-z0-9-]{1,16}", name):
+                problems.append(f"{name}: a device name is 1-16 of a-z, 0-9 and '-' (TSP/1)")
             kind = dev.kind or name
             if kind not in known_kinds():
                 problems.append(f"{name}: kind {kind!r} is not one of {', '.join(known_kinds())}"

@@ -36,6 +36,10 @@ Action = Literal["check", "call", "bet", "raise", "all_in", "fold"]
 REOPEN_RULES = ("tda_full_raise", "seed_literal")
 
 
+_UNKNOWN = object()
+"""Not worked out yet (``None`` is a valid answer: nobody is to act)."""
+
+
 class Structure(StrEnum):
     """Betting structure of the table (BET-19, setting ``betting.structure``)."""
 
@@ -196,6 +200,7 @@ class BettingRound:
         self._fulls = 0
         self._pointer = -1  # index in order of the last seat that acted in turn
         self._complete: bool | None = None
+        self._next: object = _UNKNOWN
 
     # ------------------------------------------------------------------ state
     @property
@@ -246,8 +251,14 @@ class BettingRound:
         """The next seat clockwise after the last in-turn action that still owes an action.
 
         An action out of turn does not move the turn on, so the skipped player is asked next
-        (BET-15), and the players behind him act again only if his action changed H.
+        (BET-15), and the players behind him act again only if his action changed H. Kept,
+        like ``complete``, until the round changes.
         """
+        if self._next is _UNKNOWN:
+            self._next = self._find_next()
+        return self._next  # type: ignore[return-value]
+
+    def _find_next(self) -> int | None:
         if self.complete:
             return None
         n = len(self.order)
@@ -432,7 +443,7 @@ class BettingRound:
     # ------------------------------------------------------------------ booking
     def give_back(self, seat: int, amount: int) -> None:
         """An uncalled part of a bet goes back to the seat when the round is over."""
-        self._complete = None
+        self._complete, self._next = None, _UNKNOWN
         self.contributed[seat] -= amount
         self.stacks[seat] += amount
         self.high = max(self.contributed.values(), default=0)
@@ -449,7 +460,7 @@ class BettingRound:
                 f"stale decision for seat {d.seat}: it adds {d.amount} to reach {d.to}, but the "
                 f"seat has {c} in and {self.stacks[d.seat]} behind; classify it again")
         in_turn = self.next_actor == d.seat  # asked before the round changes
-        self._complete = None
+        self._complete, self._next = None, _UNKNOWN
         if in_turn:
             self._pointer = self.order.index(d.seat)
         if d.action == "fold":

@@ -44,7 +44,7 @@ from tablesvc.core.ledger import (
     Returned,
     Settled,
 )
-from tablesvc.core.links import Link, expire, port_change, receive
+from tablesvc.core.links import STALE_AFTER_MS, Link, expire, port_change, receive
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
 
@@ -255,9 +255,11 @@ class TableCore:
 
     def _expire(self, ms: int) -> None:
         for link in self.links.values():
-            if expire(link, ms):
-                link.detail = "no frame for 3 s"
-                self._status(link, ms)
+            # inlined cheap tests first: this runs for every input
+            if link.state == "online" and ms - link.last_frame_ms >= STALE_AFTER_MS:
+                if expire(link, ms):
+                    link.detail = "no frame for 3 s"
+                    self._status(link, ms)
             elif link.dirty and ms >= link.last_status_ms + 1000:
                 self._status(link, ms)
 

@@ -221,6 +221,8 @@ class Ledger:
         previous = self.zone.get(seat, 0)
         self.zone[seat] = value
         self.now = max(self.now, ms)
+        if value == previous:
+            return []  # the reader repeating an unchanged inventory (every 2 s): no news
         rnd = self.round
         if rnd is None or self.settled is not None:
             return []

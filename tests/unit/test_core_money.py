@@ -280,3 +280,18 @@ def test_blinds_folding_to_a_player_who_put_nothing_in_award_him_the_dead_blinds
     t.fold(3)
     pots = t.of(ev.PotAwarded)
     assert [(p.amount, p.seats) for p in pots] == [(150, [1])]
+
+
+def test_repeated_inventories_of_gathered_bet_zones_are_not_withdrawals():
+    # a chip reader repeats every zone at least every 2 s (DESIGN §4), also after gathering
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.bet(1, 100)
+    t.bet(2, 100)
+    t.check(3)
+    t.gather([1, 2, 3], 300)
+    t.deal(("5c", "BURN"))
+    for seat in range(1, 11):  # the refresh: every bet zone, empty
+        t.feed(t.s.frame("chips", "CHIPS", f"B{seat}", ""))
+    assert not [a.name for a in t.of(ev.Alert) if a.severity != "info"]

@@ -45,6 +45,7 @@ def settings_of(cfg: Config) -> TableSettings:
         ante_mode=g.ante_mode, bet_settle_ms=g.bet_settle_ms, devices=cfg.device_kinds(),
         reopen_rule=cfg.rules.betting.reopen_rule,
         clock_ms=int(cfg.rules.timers.clock_s * 1000),
+        deliver_ms=int(cfg.rules.timers.deliver_s * 1000),
     )
 
 

@@ -84,6 +84,7 @@ class Settled:
     showdown: tuple[Shown, ...]
     awards: tuple[Award, ...]
     uncontested: bool
+    contested_pots: int = 1  # pots more than one live seat could win (side pots + main)
 
 
 LedgerOutcome = Posted | Acted | Problem | Settled | Returned
@@ -596,5 +597,6 @@ class Ledger:
                 if best is None or v.key > best:
                     best = v.key
                 shown.append(Shown(s, tuple(holes[s]), v, tabled))
-        self.settled = Settled(tuple(shown), tuple(awards), uncontested)
+        contested_pots = sum(1 for p in pots if len(p.eligible) > 1)
+        self.settled = Settled(tuple(shown), tuple(awards), uncontested, contested_pots)
         return self.settled

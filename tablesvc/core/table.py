@@ -80,6 +80,7 @@ class TableSettings:
     devices: dict[str, str] = field(default_factory=dict)  # device name -> kind
     reopen_rule: str = "tda_full_raise"  # RULES.md §6 betting.reopen_rule
     clock_ms: int = 30_000  # the action clock, BET-17
+    deliver_ms: int = 3000  # T_deliver: a card out of the shoe must reach a zone by then
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,7 @@ class TableCore:
         self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
         self.blind_flags: set[int] = set()  # blind seats flagged blind_missing this hand
         self.keep_button = False  # a misdeal: the next hand keeps the button
+        self.out_since: tuple[str, int] | None = None  # (uid, ms) of a card between shoe and zone
         self._out = Output()
         self._ts = ""
         self._ms = 0
@@ -167,6 +169,7 @@ class TableCore:
         self._ts = inp.ts
         self._ms = ms = inp.ms
         self._expire(ms)
+        self._lost(ms)
         if isinstance(inp, FrameIn):
             self._frame(inp)
         elif isinstance(inp, Command):
@@ -191,6 +194,8 @@ class TableCore:
                  for t in (link.stale_deadline(), link.dirty_deadline()) if t is not None]
         if self.ledger is not None and (t := self.ledger.deadline()) is not None:
             times.append(t)
+        if self.out_since is not None:
+            times.append(self.out_since[1] + self.s.deliver_ms)
         return min(times) if times else None
 
     @property
@@ -262,6 +267,24 @@ class TableCore:
                     self._status(link, ms)
             elif link.dirty and ms >= link.last_status_ms + 1000:
                 self._status(link, ms)
+
+    def _lost(self, ms: int) -> None:
+        """D8: a card left the shoe and no antenna read it within T_deliver (EXPOSE-02)."""
+        out = self.out_since
+        hand = self.hand
+        if out is None or ms < out[1] + self.s.deliver_ms:
+            return
+        self.out_since = None
+        if hand is None or hand.ended or hand.pending != out[0]:
+            return
+        rec = hand.cards.get(out[0])
+        index = rec.index if rec else 0
+        self._alert("card_location_lost", "EXPOSE-02", "warning",
+                    f"card #{index} left the shoe but no antenna has read it for "
+                    f"{self.s.deliver_ms / 1000:g} s", remedy="find the card: on the floor or "
+                    "seen by a player it counts as exposed; a board card dealt during betting is "
+                    "premature; otherwise the floor decides (R12)",
+                    cards=[rec.card] if rec else [], evidence={"index": index})
 
     def _port(self, inp: PortChange) -> None:
         link = self.links.get(inp.src)
@@ -359,6 +382,8 @@ class TableCore:
         if hand.next_index == 1:
             self._first_card()
         self._outcomes(hand.card_out(uid, card, face_up))
+        if hand.pending == uid:
+            self.out_since = (uid, self._ms)
 
     def _first_card(self) -> None:
         """The deal begins: the misdeal window opens, and the blinds must be in (SEAT-03)."""
@@ -424,6 +449,7 @@ class TableCore:
         if not (zone in CARD_ZONES or _seat_zone(zone, self.s.seats)):
             self._note("warning", "card read in an unknown zone", zone=zone)
             return
+        self._arrived(uid)
         ledger = self.ledger
         if ledger is not None:
             self._money(ledger.finalize())
@@ -431,6 +457,10 @@ class TableCore:
             zone, uid, card, betting_over=ledger.betting_over() if ledger else True,
             bb_option_pending=ledger.bb_option_pending() if ledger else False, ms=self._ms,
             fold_possible=self._fold_possible(zone, uid)))
+
+    def _arrived(self, uid: str) -> None:
+        if self.out_since is not None and self.out_since[0] == uid:
+            self.out_since = None
 
     def _fold_possible(self, zone: str, uid: str) -> bool:
         """Can these cards in the muck be their owner's fold (SHOW-13)?
@@ -572,6 +602,7 @@ class TableCore:
             self._settled(ledger.showdown(holes, hand.board))
 
     def _settled(self, st: Settled) -> None:
+        self._settle_info(st)
         for n, shown in enumerate(st.showdown, 1):
             self._emit(ev.Showdown, seat=shown.seat, order=n, tabled=shown.tabled,
                        cards=list(shown.cards) if shown.tabled else None,
@@ -667,6 +698,33 @@ class TableCore:
             return seated[0]
         later = [s for s in seated if s > self.button]
         return later[0] if later else seated[0]
+
+    def _settle_info(self, st: Settled) -> None:
+        """The floor's record of how the pot went: the info alerts of POT-01/03/04/07, SHOW-01."""
+        if st.uncontested:
+            winner = st.awards[0].winners[0] if st.awards else None
+            self._alert("pot_uncontested", "POT-07", "info",
+                        f"everyone else folded: seat {winner} wins without showing", seat=winner)
+            return
+        order = [s.seat for s in st.showdown]
+        self._alert("showdown_order", "SHOW-01", "info",
+                    "showing order: " + ", ".join(f"seat {s}" for s in order),
+                    seat=order[0] if order else None)
+        if st.contested_pots > 1:
+            self._alert("side_pot_required", "POT-01", "info",
+                        "pots: " + "; ".join(
+                            f"{'main' if a.pot == 0 else f'side {a.pot}'} {a.amount}"
+                            for a in st.awards))
+        for a in st.awards:
+            if len(a.winners) > 1:
+                self._alert("split_pot", "POT-03", "info",
+                            f"{'main' if a.pot == 0 else f'side {a.pot}'} pot of {a.amount} "
+                            "split: " + ", ".join(f"seat {s} {v}" for s, v in a.shares.items()))
+            if a.odd_chip_seat is not None:
+                self._alert("odd_chip_assignment", "POT-04", "info",
+                            f"the odd chip of the {'main' if a.pot == 0 else f'side {a.pot}'} "
+                            f"pot goes to seat {a.odd_chip_seat}, the first winner left of the "
+                            "button", seat=a.odd_chip_seat)
 
     def _declare(self, cmd: Any) -> Any:
         if not self.in_hand:

@@ -295,3 +295,33 @@ def test_repeated_inventories_of_gathered_bet_zones_are_not_withdrawals():
     for seat in range(1, 11):  # the refresh: every bet zone, empty
         t.feed(t.s.frame("chips", "CHIPS", f"B{seat}", ""))
     assert not [a.name for a in t.of(ev.Alert) if a.severity != "info"]
+
+
+def test_side_pots_split_pots_and_the_showing_order_are_recorded_for_the_floor():
+    t = Table({1: 1000, 2: 3000, 3: 3000})
+    t.newhand()
+    t.deal(("2c", "S2"), ("Qs", "S3"), ("Ah", "S1"), ("7d", "S2"), ("Qd", "S3"), ("Kh", "S1"))
+    t.bet(1, 1000)
+    t.bet(2, 1000)
+    t.bet(3, 3000)
+    t.bet(2, 3000)
+    t.gather([1, 2, 3], 7000)
+    t.deal(("5c", "BURN"), ("Ks", "BOARD"), ("9c", "BOARD"), ("4d", "BOARD"),
+           ("6c", "BURN"), ("3s", "BOARD"), ("6d", "BURN"), ("8h", "BOARD"))
+    info = {a.name: a for a in t.of(ev.Alert) if a.severity == "info"}
+    assert "side_pot_required" in info and "main 3000" in info["side_pot_required"].message
+    assert info["showdown_order"].message.startswith("showing order: seat")
+
+
+def test_a_card_out_of_the_shoe_that_no_antenna_reads_within_3_s_is_lost():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()
+    t.feed(t.s.frame("shoe", "DRAW", UID["2c"], "D"))  # ... and it never lands anywhere
+    deadline = t.core.next_deadline()
+    assert deadline is not None and deadline <= t.s.ms + 3000  # a tick will come in time
+    t.feed(t.s.tick(2999))
+    assert "card_location_lost" not in [a.name for a in t.of(ev.Alert)]
+    t.feed(t.s.tick(1))
+    lost = [a for a in t.of(ev.Alert) if a.name == "card_location_lost"]
+    assert [(a.severity, a.rule) for a in lost] == [("warning", "EXPOSE-02")]
+    assert "2c" not in lost[0].message  # the card itself only in the secure evidence

@@ -510,6 +510,14 @@ class TableCore:
         self._alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
                     cards=[o.card], evidence={"index": o.index, "expected": o.expected,
                                               "observed": o.observed})
+        if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
+            # SEAT-02: the first card tells where the dealer thinks the button is
+            self._alert("button_position_error", "SEAT-02", "warning",
+                        f"the first card went to seat {o.seat}, but the button is at seat "
+                        f"{self.button}: the deal should start at {str(o.expected).lower()}",
+                        seat=o.seat, remedy="move the button before dealing on; cards dealt "
+                        "from the wrong button are redressed, or, while no one has acted, "
+                        "a misdeal (MISDEAL-04)")
 
     # ------------------------------------------------------------------ chips
     def _chips(self, zone: str, uids: str, ms: int) -> None:

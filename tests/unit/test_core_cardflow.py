@@ -194,6 +194,9 @@ def test_wrong_seat_in_the_deal_raises_deal_order_error_naming_the_seat():
                         *script.deal(next(iter(deck)), "S3")])
     alert = next(e for e in events if isinstance(e, ev.Alert) and e.name != "blind_missing")
     assert (alert.name, alert.seat) == ("deal_order_error", 3)
+    button = next(e for e in events if isinstance(e, ev.Alert)
+                  and e.name == "button_position_error")  # SEAT-02: the first card tells
+    assert (button.seat, button.rule) == (3, "SEAT-02")
     assert "seat 3" in alert.message and "seat 2" in alert.message
 
 

@@ -71,6 +71,22 @@ def actions(events: list[ev.Event]) -> list[tuple[int, str, int, int]]:
     return [(e.seat, e.action, e.amount, e.to) for e in events if isinstance(e, ev.Action)]
 
 
+def side_pot_hand() -> Table:
+    """Three players all-in pre-flop with 1,000 / 3,000 / 3,000; seat 1's kings win the main
+    pot, seat 3's queens the side pot; the board is run out."""
+    t = Table({1: 1000, 2: 3000, 3: 3000})
+    t.newhand()  # button 1, SB 2, BB 3; seat 1 acts first pre-flop
+    t.deal(("2c", "S2"), ("Qs", "S3"), ("Ah", "S1"), ("7d", "S2"), ("Qd", "S3"), ("Kh", "S1"))
+    t.bet(1, 1000)
+    t.bet(2, 1000)
+    t.bet(3, 3000)
+    t.bet(2, 3000)
+    t.gather([1, 2, 3], 7000)
+    t.deal(("5c", "BURN"), ("Ks", "BOARD"), ("9c", "BOARD"), ("4d", "BOARD"),
+           ("6c", "BURN"), ("3s", "BOARD"), ("6d", "BURN"), ("8h", "BOARD"))
+    return t
+
+
 def test_blinds_are_posted_from_tracked_stacks_as_actions_at_newhand():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     events = t.newhand()
@@ -114,16 +130,7 @@ def test_pending_bet_becomes_final_after_bet_settle_ms():
 
 
 def test_side_pot_showdown_awards_main_and_side_pots_and_busts_the_loser():
-    t = Table({1: 1000, 2: 3000, 3: 3000})
-    t.newhand()  # button 1, SB 2, BB 3; seat 1 acts first pre-flop
-    t.deal(("2c", "S2"), ("Qs", "S3"), ("Ah", "S1"), ("7d", "S2"), ("Qd", "S3"), ("Kh", "S1"))
-    t.bet(1, 1000)
-    t.bet(2, 1000)
-    t.bet(3, 3000)
-    t.bet(2, 3000)
-    t.gather([1, 2, 3], 7000)
-    t.deal(("5c", "BURN"), ("Ks", "BOARD"), ("9c", "BOARD"), ("4d", "BOARD"),
-           ("6c", "BURN"), ("3s", "BOARD"), ("6d", "BURN"), ("8h", "BOARD"))
+    t = side_pot_hand()
     assert actions(t.events)[2:] == [
         (1, "all_in", 1000, 1000), (2, "call", 950, 1000), (3, "all_in", 2900, 3000),
         (2, "all_in", 2000, 3000)]
@@ -298,16 +305,7 @@ def test_repeated_inventories_of_gathered_bet_zones_are_not_withdrawals():
 
 
 def test_side_pots_split_pots_and_the_showing_order_are_recorded_for_the_floor():
-    t = Table({1: 1000, 2: 3000, 3: 3000})
-    t.newhand()
-    t.deal(("2c", "S2"), ("Qs", "S3"), ("Ah", "S1"), ("7d", "S2"), ("Qd", "S3"), ("Kh", "S1"))
-    t.bet(1, 1000)
-    t.bet(2, 1000)
-    t.bet(3, 3000)
-    t.bet(2, 3000)
-    t.gather([1, 2, 3], 7000)
-    t.deal(("5c", "BURN"), ("Ks", "BOARD"), ("9c", "BOARD"), ("4d", "BOARD"),
-           ("6c", "BURN"), ("3s", "BOARD"), ("6d", "BURN"), ("8h", "BOARD"))
+    t = side_pot_hand()
     info = {a.name: a for a in t.of(ev.Alert) if a.severity == "info"}
     assert "side_pot_required" in info and "main 3000" in info["side_pot_required"].message
     assert info["showdown_order"].message.startswith("showing order: seat")

@@ -34,6 +34,7 @@ def _stop_on_signals(stop: threading.Event) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from tablesvc.journal import JournalError
     from tablesvc.logs import configure
     from tablesvc.service import Service
 
@@ -44,14 +45,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RegistryError as err:
         print(err, file=sys.stderr)
         return EXIT_USAGE
+    except OSError as err:
+        print(f"cannot start: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    try:
+        service.start()  # recovers from the journal first
+    except (JournalError, OSError) as err:
+        print(f"cannot start: {err}\nthe journal is kept as it is; see docs/OPERATIONS.md",
+              file=sys.stderr)
+        return EXIT_FAIL
     stop = threading.Event()
     _stop_on_signals(stop)
-    worker = threading.Thread(target=service.run, name="pipeline")
+    worker = threading.Thread(target=service.serve, name="pipeline")
     worker.start()
-    stop.wait()
+    while not stop.wait(0.5):
+        if service.stopped.is_set():  # the pipeline gave up (it has logged why)
+            break
     service.stop()
     worker.join()
-    return EXIT_OK
+    return EXIT_FAIL if service.failed else EXIT_OK
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

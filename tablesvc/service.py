@@ -97,6 +97,7 @@ class Service:
         self.stats = Stats()
         self._stop = threading.Event()
         self.ready = threading.Event()
+        self.failed: str | None = None
         self.journal: Journal | None = None
         self.transports: list[SerialTransport] = []
         self.publisher: Publisher | None = None
@@ -152,13 +153,27 @@ class Service:
     def stop(self) -> None:
         self._stop.set()
 
+    @property
+    def stopped(self) -> threading.Event:
+        return self._stop
+
     def run(self) -> None:
         """Start, process until stopped, then shut down cleanly."""
         self.start()
+        self.serve()
+
+    def serve(self) -> None:
+        """Process inputs until stopped. A failure to persist ends the service with an error:
+        the journal holds every input, so the restart (systemd's Restart=always) recovers."""
         self.ready.set()
         try:
             while not self._stop.is_set():
                 self.step(timeout=0.1)
+        except Exception as exc:
+            log.critical("pipeline failed; stopping so that a restart recovers from the journal",
+                         error=str(exc), exc_info=True)
+            self.failed = str(exc)
+            self._stop.set()
         finally:
             self.shutdown()
 

@@ -490,3 +490,16 @@ def test_chips_enroll_gives_every_chip_in_the_zone_its_value_and_refuses_a_clash
     finally:
         device.stop()
         endpoint.close()
+
+
+def test_run_refuses_to_start_on_a_damaged_journal_naming_the_line(
+        tmp_path: Path, replay_table: tuple[Path, dict[str, str]]) -> None:
+    cfg, deck = replay_table
+    j, _ = heads_up_to_the_flop(deck)
+    store = tmp_path / "store"
+    store.mkdir(exist_ok=True)
+    lines = j.lines[:3] + ["{this is not json"] + j.lines[3:]
+    (store / "journal.jsonl").write_text("".join(line + "\n" for line in lines))
+    out = run_cli("run", "--config", str(cfg), "--log", "json")
+    assert out.returncode == 1
+    assert "cannot start" in out.stderr and "journal.jsonl:4" in out.stderr

@@ -498,7 +498,7 @@ def test_run_refuses_to_start_on_a_damaged_journal_naming_the_line(
     j, _ = heads_up_to_the_flop(deck)
     store = tmp_path / "store"
     store.mkdir(exist_ok=True)
-    lines = j.lines[:3] + ["{this is not json"] + j.lines[3:]
+    lines = [*j.lines[:3], "{this is not json", *j.lines[3:]]
     (store / "journal.jsonl").write_text("".join(line + "\n" for line in lines))
     out = run_cli("run", "--config", str(cfg), "--log", "json")
     assert out.returncode == 1

@@ -86,3 +86,33 @@ def test_commands_reach_the_handler_and_invalid_json_is_answered_with_an_error(
         assert reply["ok"] is False and "JSON object" in reply["error"]
     finally:
         pub.stop()
+
+
+def test_a_message_the_broker_refuses_is_reported_and_not_retried(tmp_path: Path) -> None:
+    # the ACL lets this client write its status and alerts but not its events topic
+    acl = tmp_path / "acl"
+    acl.write_text("topic write tablesvc/v1/v/t/status\ntopic write tablesvc/v1/v/t/alerts\n"
+                   "topic read tablesvc/v1/v/t/cmd/+\n")
+    store = tmp_path / "broker"
+    store.mkdir()
+    broker = Mosquitto(store, f"acl_file {acl}\n")
+    broker.start()
+    outbox = Outbox(tmp_path / "o.sqlite")
+    outbox.add([Message(1, "events", event(1), 0, 0), Message(2, "alerts", event(2), 0, 0)])
+    refused: list[tuple[int, str]] = []
+    pub = Publisher(MqttSection(port=broker.port, protocol="5"), "tablesvc/v1/v/t", outbox,
+                    on_command=lambda n, b: None,
+                    on_refused=lambda seq, reason: refused.append((seq, reason)),
+                    client_id="pub-acl", version="t")
+    pub.start()
+    try:
+        wait_until(lambda: bool(refused), 10, "the refusal to be reported")
+        wait_until(lambda: outbox.unacked_count() == 0, 10, "both messages settled")
+        assert [seq for seq, _ in refused] == [1]  # the alert on its own topic went through
+        assert "authori" in refused[0][1].lower()
+        sent = pub.published
+        time.sleep(0.5)
+        assert pub.published == sent  # an alert, not a retry
+    finally:
+        pub.stop()
+        broker.stop()

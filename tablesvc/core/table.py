@@ -159,6 +159,7 @@ class TableCore:
         self.blind_flags: set[int] = set()  # blind seats flagged blind_missing this hand
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.out_since: tuple[str, int] | None = None  # (uid, ms) of a card between shoe and zone
+        self.passed_over: int | None = None  # TABLE-02: a newcomer the button moves past
         self._out = Output()
         self._ts = ""
         self._ms = 0
@@ -704,8 +705,28 @@ class TableCore:
                 return wanted
         if self.button is None:
             return seated[0]
-        later = [s for s in seated if s > self.button]
+        start = self.button
+        if self.passed_over is not None and self.passed_over in seated:
+            start = self.passed_over  # TABLE-02: the button passes the newcomer's seat
+        self.passed_over = None
+        later = [s for s in seated if s > start]
         return later[0] if later else seated[0]
+
+    def _seated(self, seat: int, name: str) -> None:
+        """TABLE-01/02: a newcomer takes his seat's position, except between button and SB."""
+        self._alert("player_seated", "TABLE-01", "info",
+                    f"{name} takes seat {seat}, with the rights and duties of its position",
+                    seat=seat)
+        button = self.button
+        if button is None or self.ledger is None:
+            return
+        sb = self.ledger.blind_seats[0]
+        between = (button < seat < sb) if button < sb else (seat > button or seat < sb)
+        if between and seat not in (button, sb):
+            self.passed_over = seat
+            self._alert("seated_between_button_and_sb", "TABLE-02", "info",
+                        f"seat {seat} is between the button and the small blind: no entry "
+                        "there, so the button moves past it next hand", seat=seat)
 
     def _settle_info(self, st: Settled) -> None:
         """The floor's record of how the pot went: the info alerts of POT-01/03/04/07, SHOW-01."""
@@ -833,7 +854,10 @@ class TableCore:
                                    f"{self.s.seats} seats)")
             if in_hand and self.hand is not None and cmd.seat in self.hand.seats:
                 raise CommandError(f"seat {cmd.seat} is in the current hand; seat after it ends")
+            newcomer = cmd.seat not in self.players
             self.players[cmd.seat] = Player(cmd.seat, cmd.name, cmd.stack)
+            if newcomer:
+                self._seated(cmd.seat, cmd.name)
             return {"seat": cmd.seat}
         if isinstance(cmd, c.UnseatCmd):
             if cmd.seat not in self.players:

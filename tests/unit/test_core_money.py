@@ -323,3 +323,21 @@ def test_a_card_out_of_the_shoe_that_no_antenna_reads_within_3_s_is_lost():
     lost = [a for a in t.of(ev.Alert) if a.name == "card_location_lost"]
     assert [(a.severity, a.rule) for a in lost] == [("warning", "EXPOSE-02")]
     assert "2c" not in lost[0].message  # the card itself only in the secure evidence
+
+
+def test_a_newcomer_between_the_button_and_the_small_blind_is_passed_by_the_button():
+    t = Table({1: 1000, 3: 1000, 5: 1000, 7: 1000})
+    first = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
+    assert (first.button, first.small_blind_seat) == (1, 3)
+    t.fold(5)
+    t.fold(7)
+    t.fold(1)
+    t.gather([3], 150)
+    t.push()
+    reply = t.core.apply(t.s.cmd("seat", seat=2, name="New", stack=1000))
+    names = [(e.name, e.rule) for e in reply.events if isinstance(e, ev.Alert)]
+    assert ("player_seated", "TABLE-01") in names
+    assert ("seated_between_button_and_sb", "TABLE-02") in names
+    second = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
+    assert second.button == 3  # past seat 2, not onto it
+    assert 2 in [s.seat for s in second.seats]  # he is dealt in, in the last position

@@ -327,6 +327,8 @@ class TableCore:
             self._chips(f[0], f[1], self._ms)
         elif t == "BTN":
             self._button(f[0], list(f[1:]))
+        elif t == "DECK":
+            self._deck_scan(f[0].split(" ") if f[0] else [])
         elif t == "ERR":
             self._alert("device_fault", "TABLE-00", "warning",
                         f"device {link.name} reports fault {f[0]}: {f[1]}",
@@ -392,6 +394,7 @@ class TableCore:
         ledger = self.ledger
         if ledger is None:
             return
+        self._wrong_blind_seats()
         sb, bb = ledger.blind_seats
         blinds = self._posted_blinds()
         for seat, posted in ((sb, blinds.get(sb, 0)), (bb, blinds.get(bb, 0))):
@@ -411,6 +414,58 @@ class TableCore:
                         f"{what} turned up while no player has acted: this is a misdeal",
                         remedy="declare the misdeal: collect every card, replace the deck, "
                         "shuffle and cut, deal again with the same button (MISDEAL-02)")
+
+    def _deck_scan(self, uids: list[str]) -> None:
+        """DECK-01/02: a loaded deck's inventory must be 52 distinct cards of one deck."""
+        found = [self.decks.lookup(u) for u in uids]
+        unknown = sum(1 for f in found if f is None)
+        decks = {f[0] for f in found if f is not None}
+        cards = [f[1] for f in found if f is not None]
+        in_hand = self.in_hand
+        problems = 0
+        if unknown or len(decks) > 1:
+            problems += 1
+            self._alert("deck_defective_foreign_card", "DECK-02", "critical",
+                        f"the deck scan shows {unknown} unknown tag(s) and cards of "
+                        f"{len(decks)} deck(s)", remedy="replace the deck before dealing",
+                        evidence={"unknown": unknown, "decks": sorted(decks)})
+        dup = len(cards) - len(set(cards))
+        if dup:
+            problems += 1
+            self._alert("deck_defective_duplicate", "DECK-04", "critical",
+                        f"the deck scan shows {dup} card(s) twice",
+                        remedy="replace the deck; a hand running with it is cancelled (DECK-04)")
+        distinct = len(set(cards))
+        if distinct > 52 or len(uids) > 52:
+            problems += 1
+            self._alert("deck_defective_extra", "DECK-04", "critical",
+                        f"the deck scan shows {len(uids)} tags: more than 52",
+                        remedy="replace the deck; a hand running with it is cancelled (DECK-04)")
+        elif distinct < 52 and not unknown:
+            problems += 1
+            self._alert("deck_defective_missing", "DECK-03",
+                        "warning" if in_hand else "critical",
+                        f"the deck scan shows {distinct} cards: {52 - distinct} missing",
+                        remedy="finish the hand (DECK-03), then replace the deck" if in_hand
+                        else "find the missing cards or replace the deck before dealing")
+        if not problems:
+            self._note("info", "deck scan complete", deck=next(iter(decks), None), cards=52)
+
+    def _wrong_blind_seats(self) -> None:
+        """SEAT-03/04: chips before the deal in the bet zone of a seat that posts no blind."""
+        ledger = self.ledger
+        if ledger is None:
+            return
+        blinds = set(ledger.blind_seats)
+        for zone, value in self.zones.items():
+            if value and zone.startswith("B") and zone[1:].isdigit():
+                seat = int(zone[1:])
+                if seat not in blinds and seat in ledger.order:
+                    sb, bb = ledger.blind_seats
+                    self._alert("blind_wrong_seat", "SEAT-03", "warning",
+                                f"chips ({value}) in seat {seat}'s bet zone before the deal; "
+                                f"the blinds are seats {sb} and {bb}",
+                                seat=seat, remedy="return the chips to the player")
 
     def _posted_blinds(self) -> dict[int, int]:
         ledger = self.ledger

@@ -341,3 +341,27 @@ def test_a_newcomer_between_the_button_and_the_small_blind_is_passed_by_the_butt
     second = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
     assert second.button == 3  # past seat 2, not onto it
     assert 2 in [s.seat for s in second.seats]  # he is dealt in, in the last position
+
+
+def test_deck_scan_must_show_52_distinct_cards_of_one_deck():
+    t = Table({1: 1000, 2: 1000})
+    uids = list(DECK)
+
+    def scan(tags: list[str]) -> list[str]:
+        out = t.feed(t.s.frame("shoe", "DECK", " ".join(tags)))
+        return [e.name for e in out if isinstance(e, ev.Alert)]
+
+    assert scan(uids) == []
+    assert scan(uids[:51]) == ["deck_defective_missing"]
+    assert scan([*uids[:51], "00000000000000AA"]) == ["deck_defective_foreign_card"]
+    missing = next(a for a in t.of(ev.Alert) if a.name == "deck_defective_missing")
+    assert missing.severity == "critical" and "1 missing" in missing.message  # between hands
+
+
+def test_chips_of_a_seat_that_posts_no_blind_before_the_deal_are_flagged():
+    t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.newhand()  # button 1: blinds are seats 2 and 3
+    t.bet(1, 100)
+    t.deal(("2c", "S2"))
+    wrong = [a for a in t.of(ev.Alert) if a.name == "blind_wrong_seat"]
+    assert [(a.seat, a.severity) for a in wrong] == [(1, "warning")]

@@ -45,6 +45,11 @@ class Table:
             out += self.feed(*self.s.deal(UID[card], zone))
         return out
 
+    def deal_hole_cards(self) -> list[ev.Event]:
+        """Two rounds of hole cards for seats 2, 3, 1 (button 1): low cards, nobody cares."""
+        return self.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"),
+                         ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+
     def bet(self, seat: int, total: int) -> list[ev.Event]:
         return self.feed(self.s.frame("chips", "CHIPS", f"B{seat}", self.box.uids(total)))
 
@@ -111,7 +116,7 @@ def test_antes_each_and_big_blind_ante():
 def test_bet_is_final_at_the_next_action_and_read_as_raise_call_and_check():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     assert actions(t.bet(1, 300)) == []  # still moving: not final yet
     assert actions(t.bet(2, 300)) == [(1, "raise", 300, 300)]
     assert actions(t.fold(3)) == [(2, "call", 250, 300), (3, "fold", 0, 100)]
@@ -121,7 +126,7 @@ def test_bet_is_final_at_the_next_action_and_read_as_raise_call_and_check():
 def test_pending_bet_becomes_final_after_bet_settle_ms():
     t = Table({1: 1000, 2: 1000, 3: 1000}, bet_settle_ms=1500)
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.bet(1, 100)
     deadline = t.core.next_deadline()
     assert deadline is not None and deadline == t.s.ms + 1500
@@ -153,7 +158,7 @@ def test_side_pot_showdown_awards_main_and_side_pots_and_busts_the_loser():
 def test_everyone_folds_to_the_big_blind_who_wins_uncontested():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.fold(1)
     t.fold(2)
     pot = t.of(ev.PotAwarded)
@@ -168,7 +173,7 @@ def test_everyone_folds_to_the_big_blind_who_wins_uncontested():
 def test_raise_below_minimum_and_call_short_raise_alerts_with_the_rule():
     t = Table({1: 5000, 2: 5000, 3: 5000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.bet(1, 150)  # a raise of 50 over the big blind of 100
     t.bet(2, 80)   # facing 150, puts in 80 with chips behind
     t.check(3)
@@ -180,7 +185,7 @@ def test_raise_below_minimum_and_call_short_raise_alerts_with_the_rule():
 def test_unknown_chip_and_a_bet_from_a_seat_not_in_the_hand_raise_alerts_and_play_goes_on():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.feed(t.s.frame("chips", "CHIPS", "B1", "FFFFFFFFFFFFFFFF " + t.box.uids(100)))
     t.bet(7, 500)
     t.bet(2, 100)
@@ -221,7 +226,7 @@ def test_misdeal_voids_the_hand_returns_every_chip_and_keeps_the_button():
 def test_floor_declares_a_foul_hand_which_cannot_win_and_acks_a_critical_alert():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     out = t.core.apply(t.s.cmd("declare", ruling="foul_hand", seat=1, reason="three cards"))
     assert out.replies[0].ok
     assert "foul_hand" in [e.name for e in out.events if isinstance(e, ev.Alert)]
@@ -238,7 +243,7 @@ def test_floor_declares_a_foul_hand_which_cannot_win_and_acks_a_critical_alert()
 def test_bet_zone_that_shrinks_during_the_round_is_flagged_as_withdrawn():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.bet(1, 300)
     t.bet(2, 300)
     t.bet(1, 200)
@@ -248,7 +253,7 @@ def test_bet_zone_that_shrinks_during_the_round_is_flagged_as_withdrawn():
 def test_gathered_pot_that_does_not_add_up_is_flagged():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.bet(1, 100)
     t.bet(2, 100)
     t.check(3)
@@ -282,7 +287,7 @@ def test_seat_commands_refuse_unknown_seats_and_negative_stacks_saying_why():
 def test_blinds_folding_to_a_player_who_put_nothing_in_award_him_the_dead_blinds():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()  # button 1 has nothing in; the blinds fold (e.g. cards collected early)
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.fold(2)
     t.fold(3)
     pots = t.of(ev.PotAwarded)
@@ -293,7 +298,7 @@ def test_repeated_inventories_of_gathered_bet_zones_are_not_withdrawals():
     # a chip reader repeats every zone at least every 2 s (DESIGN §4), also after gathering
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
-    t.deal(("2c", "S2"), ("3c", "S3"), ("4c", "S1"), ("2d", "S2"), ("3d", "S3"), ("4d", "S1"))
+    t.deal_hole_cards()
     t.bet(1, 100)
     t.bet(2, 100)
     t.check(3)

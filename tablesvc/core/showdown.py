@@ -13,14 +13,19 @@ here from the best five, which the evaluator finds by value.
 'straight, five high'
 >>> evaluate(["As", "Ks", "Qs", "Js", "Ts"]) > evaluate(["9h", "Kh", "Qh", "Jh", "Th"])
 True
+
+Five-card draw uses ``evaluate_draw``, which also ranks a hand left short by an irregularity
+(A-21) against full hands in the same showdown.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+from functools import cache
+from itertools import combinations, combinations_with_replacement
 
 from phevaluator.card import Card  # type: ignore[import-untyped]
 from phevaluator.evaluator import evaluate_cards  # type: ignore[import-untyped]
@@ -32,6 +37,7 @@ CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "f
               "full house", "four of a kind", "straight flush")
 WORST = 7462  # the evaluator's weakest value (7-5-4-3-2 offsuit); 1 is a royal flush
 HOLE_CARDS = 2
+DRAW_CARDS = 5
 
 _VALUE = {r: v for v, r in enumerate(RANKS, start=2)}
 _SUIT_ORDER = {s: i for i, s in enumerate("shdc")}
@@ -44,10 +50,14 @@ _ID = {card: int(Card.to_id(card)) for card in ALL_CARDS}
 class HandValue:
     """A hand's worth. Only ``key`` takes part in comparisons: equal keys are equal hands."""
 
-    key: tuple[int, ...]  # (category 1..9, strength 1..7462): higher is better
+    # (category 1..9, strength 1..7462): higher is better. A draw hand short of five cards
+    # (A-21) has (category, strength of the next weaker five-card value, its five ranks with 0
+    # for each missing card), which sorts between that value and the next: see evaluate_draw.
+    key: tuple[int, ...]
     category: str = field(compare=False)
     name: str = field(compare=False)  # words for floor and broadcast
-    best: tuple[str, ...] = field(compare=False)  # the five cards, most significant first
+    best: tuple[str, ...] = field(compare=False)  # the five (or, short, all the) cards held,
+    # most significant first
 
 
 def evaluate(cards: Sequence[str]) -> HandValue:
@@ -65,12 +75,7 @@ def evaluate(cards: Sequence[str]) -> HandValue:
     hand = list(cards)
     if not 5 <= len(hand) <= 7:
         raise ValueError(f"a hand is 5 to 7 cards, got {len(hand)}: {hand}")
-    unknown = [c for c in hand if c not in ALL_CARDS]
-    if unknown:
-        raise ValueError(f"not a card: {unknown} (cards look like 'As', 'Td', '2c')")
-    if len(set(hand)) != len(hand):
-        twice = sorted({c for c in hand if hand.count(c) > 1})
-        raise ValueError(f"the same card appears twice: {twice}")
+    _check_cards(hand)
     ids = [_ID[c] for c in hand]
     value = int(evaluate_cards(*ids))
     best = hand
@@ -81,6 +86,128 @@ def evaluate(cards: Sequence[str]) -> HandValue:
                 break
     category, name, ordered = describe(best)
     return HandValue((CATEGORIES.index(category) + 1, WORST + 1 - value), category, name, ordered)
+
+
+def evaluate_draw(cards: Sequence[str]) -> HandValue:
+    """A five-card-draw hand of 1 to 5 cards, comparable with any other in the same showdown.
+
+    Five cards are worth exactly what ``evaluate`` says, so draw and hold'em never disagree.
+    A player left short by a draw irregularity plays on (A-21: MISDEAL-16, DRAW-07, DRAW-08),
+    so a short hand must still be ranked: only combinations that fit in the cards held count
+    (high card, pair, two pair, three or four of a kind), straights and flushes are impossible,
+    and each missing card ranks below every card. Within its category such a hand is compared
+    rank by rank like a full one, a missing card losing to any card; so "A A K Q" loses to
+    "A A K Q 2" but beats "A A K J T", and any pair beats any high-card hand.
+
+    The key of a short hand is (category, s, r1, ..., r5): ``s`` is the strength of the
+    strongest five-card hand of that category that it beats (or the strength just below the
+    category's weakest), and r1..r5 are its ranks, most significant first, with 0 for each
+    missing card. A five-card key (category, s) is a prefix of it, so it sorts just below,
+    and the next five-card value (category, s + 1) just above; short hands that share ``s``
+    are ordered by their ranks. Five-card keys are left as they are.
+
+    More than five cards is a dead hand in draw (A-21) and no hand has zero cards: both are
+    a ValueError, and the caller decides what to do with the seat.
+
+    >>> short = evaluate_draw(["As", "Kc", "Ad", "Qh"])
+    >>> short.category, short.name, short.best
+    ('pair', 'a pair of aces (4 cards)', ('As', 'Ad', 'Kc', 'Qh'))
+    >>> short > evaluate_draw(["Ks", "Kd", "Ac", "Qh", "Jd"])  # a full pair of kings
+    True
+    >>> short < evaluate_draw(["Ah", "Ac", "Kd", "Qs", "2c"])  # the 2 beats the missing card
+    True
+    >>> evaluate_draw(["9h", "Th", "Jh", "Qh"]).name  # no straight, no flush
+    'queen high (4 cards)'
+    >>> evaluate_draw(["2c", "2d"]) > evaluate_draw(["Ah", "Kd", "Qs", "Jc", "9h"])
+    True
+    >>> five = ["As", "2d", "3h", "4c", "5s"]
+    >>> evaluate_draw(five) == evaluate(five), evaluate_draw(five).name
+    (True, 'straight, five high')
+    >>> evaluate_draw(["As", "Kd", "Qc", "Jh", "Ts", "9c"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a draw hand is 1 to 5 cards, got 6: [...] (too many cards: the hand is dead, A-21)
+    """
+    hand = list(cards)
+    if len(hand) == DRAW_CARDS:
+        return evaluate(hand)
+    if not 1 <= len(hand) <= DRAW_CARDS:
+        why = " (too many cards: the hand is dead, A-21)" if len(hand) > DRAW_CARDS else ""
+        raise ValueError(f"a draw hand is 1 to 5 cards, got {len(hand)}: {hand}{why}")
+    _check_cards(hand)
+    counts = Counter(_VALUE[c[0]] for c in hand)
+    ordered = tuple(sorted(hand, key=lambda c: (-counts[_VALUE[c[0]]], -_VALUE[c[0]],
+                                                _SUIT_ORDER[c[1]])))
+    ranks = [_VALUE[c[0]] for c in ordered]
+    groups = sorted(counts.values(), reverse=True)
+    if groups[0] == 4:
+        category, words = "four of a kind", f"four of a kind, {_plural(ranks[0])}"
+    elif groups[0] == 3:
+        category, words = "three of a kind", f"three of a kind, {_plural(ranks[0])}"
+    elif groups[:2] == [2, 2]:
+        category = "two pair"
+        words = f"two pair, {_plural(ranks[0])} and {_plural(ranks[2])}"
+    elif groups[0] == 2:
+        category, words = "pair", f"a pair of {_plural(ranks[0])}"
+    else:
+        category, words = "high card", f"{_WORD[ranks[0]]} high"
+    number = CATEGORIES.index(category) + 1
+    pattern = (*ranks, *[0] * (DRAW_CARDS - len(ranks)))
+    patterns, strengths = _five_card_ladder()[number]
+    i = bisect_left(patterns, pattern)  # never equal: the pattern holds a 0
+    below = strengths[i - 1] if i else strengths[0] - 1
+    n = len(hand)
+    name = f"{words} ({n} card{'s' if n > 1 else ''})"
+    return HandValue((number, below, *pattern), category, name, ordered)
+
+
+@cache
+def _five_card_ladder() -> dict[int, tuple[list[tuple[int, ...]], list[int]]]:
+    """Every five-card rank pattern a short hand can be measured against, by category.
+
+    For each category a short hand can have (not straight, flush or full house), the rank
+    patterns of all its five-card hands (most significant first, as ``describe`` orders them),
+    weakest first, with the evaluator's strength for each. In these categories the evaluator
+    orders hands exactly by pattern, so a bisection finds where a short hand falls (the unit
+    tests check that the two orders agree). Built once, on the first short hand: about 6 000
+    evaluations.
+    """
+    rows: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+    for combo in combinations_with_replacement(range(2, 15), DRAW_CARDS):
+        counts = Counter(combo)
+        groups = tuple(sorted(counts.values(), reverse=True))
+        pattern = tuple(sorted(combo, key=lambda v: (-counts[v], -v)))
+        if groups == (1, 1, 1, 1, 1):
+            if pattern[0] - pattern[4] == 4 or pattern == (14, 5, 4, 3, 2):
+                continue  # a straight
+            number = CATEGORIES.index("high card") + 1
+        elif groups in _SHORT_GROUPS:
+            number = CATEGORIES.index(_SHORT_GROUPS[groups]) + 1
+        else:
+            continue  # five of a kind or a full house: no short hand is one
+        # suits s h d c s by position: never a flush, and equal ranks get different suits
+        ids = [_ID[RANKS[v - 2] + "shdcs"[i]] for i, v in enumerate(pattern)]
+        strength = WORST + 1 - int(evaluate_cards(*ids))
+        rows.setdefault(number, []).append((pattern, strength))
+    ladder: dict[int, tuple[list[tuple[int, ...]], list[int]]] = {}
+    for number, found in rows.items():
+        found.sort()
+        ladder[number] = ([p for p, _ in found], [s for _, s in found])
+    return ladder
+
+
+_SHORT_GROUPS = {(2, 1, 1, 1): "pair", (2, 2, 1): "two pair", (3, 1, 1): "three of a kind",
+                 (4, 1): "four of a kind"}
+
+
+def _check_cards(hand: list[str]) -> None:
+    """Only real cards, each once: a misread tag or a doubled card must not be ranked."""
+    unknown = [c for c in hand if c not in ALL_CARDS]
+    if unknown:
+        raise ValueError(f"not a card: {unknown} (cards look like 'As', 'Td', '2c')")
+    if len(set(hand)) != len(hand):
+        twice = sorted({c for c in hand if hand.count(c) > 1})
+        raise ValueError(f"the same card appears twice: {twice}")
 
 
 def describe(five: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:

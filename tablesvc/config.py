@@ -111,6 +111,21 @@ class HoldemRules(_Section):
     showdown_order_no_river_bet: Literal["seed_last_action"] = "seed_last_action"
 
 
+class DrawRules(_Section):
+    """RULES.md §6 settings for five-card draw (A-23, A-25, A-26).
+
+    ``second_round_all_check`` has both readings implemented; the others only the
+    recommended default, and an alternative is refused rather than silently ignored.
+    """
+
+    second_round_all_check: Literal["carry_over", "showdown"] = Field(
+        "carry_over", description="all check after the draw: the pot carries over (the "
+        "seeds' literal reading) or a showdown")
+    burn_before_draw: Literal[False] = False
+    reshuffle_exclude_current_player_discards: Literal[True] = True
+    reshuffle_include_folded_hands: Literal[False] = False
+
+
 class BettingRules(_Section):
     reopen_rule: Literal["tda_full_raise", "seed_literal"] = "tda_full_raise"
 
@@ -124,6 +139,7 @@ class TimerRules(_Section):
 
 class RulesSection(_Section):
     he: HoldemRules = HoldemRules()
+    draw: DrawRules = DrawRules()
     betting: BettingRules = BettingRules()
     timers: TimerRules = TimerRules()
 

@@ -46,6 +46,7 @@ def settings_of(cfg: Config) -> TableSettings:
         reopen_rule=cfg.rules.betting.reopen_rule,
         clock_ms=int(cfg.rules.timers.clock_s * 1000),
         deliver_ms=int(cfg.rules.timers.deliver_s * 1000),
+        all_check=cfg.rules.draw.second_round_all_check,
     )
 
 

@@ -86,6 +86,8 @@ class HandStarted(Event):
     big_blind: int
     ante: int
     ante_mode: str
+    carried_pot: int = Field(0, description="draw5: a pot carried over from a checked-out "
+                             "game (POT-10), already in the middle")
 
 
 class CardDealt(Event):
@@ -156,6 +158,15 @@ class PotAwarded(Event):
     uncontested: bool = False
 
 
+class Draw(Event):
+    """Five-card draw: one player's exchange (DRAW-02). Counts only: the cards are secret."""
+
+    type: Literal["draw"] = "draw"
+    seat: int
+    discarded: int
+    received: int
+
+
 class HandHistory(Event):
     """The finished hand as a PHH file (hole cards included, so secure)."""
 
@@ -167,10 +178,12 @@ class HandHistory(Event):
 
 class HandEnded(Event):
     type: Literal["hand_ended"] = "hand_ended"
-    reason: Literal["showdown", "uncontested", "misdeal", "cancelled"]
+    reason: Literal["showdown", "uncontested", "misdeal", "cancelled", "checked_out"]
     stacks: list[SeatInfo]
     board: list[str]
     cards_used: int = Field(description="cards that left the deck in this hand")
+    carried_pot: int = Field(0, description="checked_out (draw5): the pot that stays in the "
+                             "middle for the next game (POT-10)")
 
 
 class Alert(Event):
@@ -194,5 +207,5 @@ class AlertDetail(Event):
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     ServiceStarted, DeviceStatus, HandStarted, CardDealt, HoleCards, Burn, Board, Action,
-    Showdown, PotAwarded, HandEnded, HandHistory, Alert, AlertDetail,
+    Showdown, PotAwarded, Draw, HandEnded, HandHistory, Alert, AlertDetail,
 )

@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 
 from tablesvc.core.betting import BettingRound, Decision, Structure, Violation, action_order
 from tablesvc.core.pots import Award, Pot, award_pots, build_pots
-from tablesvc.core.showdown import HandValue, evaluate, show_order
+from tablesvc.core.showdown import HandValue, evaluate, evaluate_draw, show_order
+
+DRAW5 = "draw5"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,15 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckedOut:
+    """Five-card draw: everyone checked (BET-20, BET-22): the game ends with no winner and
+    the pot stays in the middle for the next game (POT-10)."""
+
+    street: str
+    carried: int  # the whole pot, antes and bets
+
+
+@dataclass(frozen=True, slots=True)
 class Shown:
     seat: int
     cards: tuple[str, ...]
@@ -87,7 +98,7 @@ class Settled:
     contested_pots: int = 1  # pots more than one live seat could win (side pots + main)
 
 
-LedgerOutcome = Posted | Acted | Problem | Settled | Returned
+LedgerOutcome = Posted | Acted | Problem | Settled | Returned | CheckedOut
 
 CLOCK_MS = 30_000  # T_clock (BET-17)
 # Violations whose remedy is "the chips beyond the call go back": still reported when the
@@ -144,10 +155,20 @@ class Ledger:
     clock_seat: int | None = None
     clock_end: int | None = None
     now: int = 0  # the latest input time seen
+    variant: str = "holdem"
+    carried: int = 0  # draw5: a pot carried over from a checked-out game (POT-10)
+    all_check: str = "carry_over"  # draw5: draw.second_round_all_check (A-23)
+    opener: int | None = None  # draw5: the first to bet in the first round (BET-22)
+    checked_out: CheckedOut | None = None
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
         self.contributed = dict.fromkeys(self.order, 0)
+        self.antes = self.carried  # dead money every live seat can win
+
+    @property
+    def draw(self) -> bool:
+        return self.variant == DRAW5
 
     # ------------------------------------------------------------------ forced bets
     @property
@@ -162,6 +183,8 @@ class Ledger:
         return self.order[0], self.order[1]
 
     def post_forced(self) -> list[LedgerOutcome]:
+        if self.draw:
+            return self._post_draw_antes()
         out: list[LedgerOutcome] = []
         sb, bb = self.blind_seats
         if self.ante:
@@ -185,6 +208,29 @@ class Ledger:
         self.zone = dict(posted)
         return out
 
+    def _post_draw_antes(self) -> list[LedgerOutcome]:
+        """Draw: every player antes (SEAT-07); no blinds; the Vorhand opens (BET-20)."""
+        out: list[LedgerOutcome] = []
+        for s in self.order:
+            amount = min(self.ante, self.stacks[s])
+            if amount:
+                self.stacks[s] -= amount
+                self.antes += amount
+                out.append(Posted(s, "post_ante", amount, self.stacks[s], self.pot_total))
+        self.history.extend(o for o in out if isinstance(o, Posted))
+        self.street = "predraw"
+        self.round = self._draw_round("predraw", list(self.order))
+        self.zone = {}
+        return out
+
+    def _draw_round(self, street: str, order: list[int]) -> BettingRound:
+        fixed = self.structure is Structure.FIXED_LIMIT
+        return BettingRound(
+            street=street, order=order, stacks={s: self.stacks[s] for s in order},
+            posted={}, big_blind=self.big_blind if fixed else self.unit,
+            structure=self.structure, pot=self.pot_total, bet_unit=self._bet_unit(street),
+            cap=4 if fixed else None)
+
     def _take(self, seat: int, amount: int) -> int:
         got = min(amount, self.stacks[seat])
         self.stacks[seat] -= got
@@ -192,7 +238,7 @@ class Ledger:
         return got
 
     def _bet_unit(self, street: str) -> int:
-        return self.big_blind * (2 if street in ("turn", "river") else 1)
+        return self.big_blind * (2 if street in ("turn", "river", "postdraw") else 1)
 
     def _order(self, preflop: bool) -> list[int]:
         live = [s for s in self.order if s not in self.folded]
@@ -503,9 +549,21 @@ class Ledger:
         acted = Acted(d, self.street, raised, deemed)
         self.history.append(acted)
         out.append(acted)
+        if self.draw and self.street == "predraw" and self.opener is None and raised:
+            self.opener = d.seat
         if len(self.live) == 1:
             out.append(self._settle(uncontested=True))
+        elif self.draw and self._all_checked():
+            self.checked_out = CheckedOut(self.street, self.pot_total)
+            out.append(self.checked_out)
         return out
+
+    def _all_checked(self) -> bool:
+        """Draw: the round is complete and nobody bet (BET-20; BET-22 per A-23)."""
+        rnd = self.round
+        if rnd is None or not rnd.complete or rnd.high > 0 or self.checked_out is not None:
+            return False
+        return self.street == "predraw" or self.all_check == "carry_over"
 
     # ------------------------------------------------------------------ streets
     @property
@@ -517,19 +575,31 @@ class Ledger:
         return [s for s in self.live if self.stacks[s] > 0]
 
     def next_street(self, street: str) -> None:
-        """A new street's cards are out: open its betting round (unless nobody can bet)."""
+        """A new street's cards are out (or, in draw, the draw is over): open its betting
+        round (unless nobody can bet)."""
         self.finalize()
         self.street = street
         self.held.clear()
         self.reconsider.clear()
         self.clock_seat = self.clock_end = None
-        if self.settled:
+        if self.settled or self.checked_out:
+            return
+        if self.draw:
+            self.round = self._draw_round(street, self._after_draw_order())
+            self.zone = {}
             return
         self.round = BettingRound(
             street=street, order=self._order(preflop=False), stacks=dict(self.stacks),
             posted={}, big_blind=self.big_blind, structure=self.structure,
             pot=self.pot_total, bet_unit=self._bet_unit(street))
         self.zone = {}
+
+    def _after_draw_order(self) -> list[int]:
+        """BET-22, A-24: the opener acts first; if he is out, the next active player left."""
+        ring = list(self.order)
+        start = ring.index(self.opener) if self.opener in ring else 0
+        ring = ring[start:] + ring[:start]
+        return [s for s in ring if s not in self.folded]
 
     def betting_over(self) -> bool:
         """No more betting this street: the round is complete, or nobody is left to bet against.
@@ -552,6 +622,15 @@ class Ledger:
             return False
         bb = self.blind_seats[1]
         return rnd.next_actor == bb and rnd.to_call(bb) == 0
+
+    def _draw_show_order(self) -> list[int]:
+        """SHOW-14: clockwise, starting with the next active player after the last bettor or
+        raiser of the second round; with no bet there, the Vorhand's side starts."""
+        ring = list(self.order)
+        last = self.round.last_aggressor if self.round is not None else None
+        start = (ring.index(last) + 1) % len(ring) if last in ring else 0
+        ring = ring[start:] + ring[:start]
+        return [s for s in ring if s in self.live]
 
     def showdown_due(self, board_complete: bool) -> bool:
         return self.settled is None and board_complete and self.betting_over()
@@ -576,7 +655,8 @@ class Ledger:
             strength: dict[int, tuple[int, ...]] = {s: () for s in live}
         else:
             assert holes is not None
-            values = {s: evaluate([*holes[s], *board]) for s in live}
+            rank = evaluate_draw if self.draw else evaluate
+            values = {s: rank([*holes[s], *board]) for s in live}
             strength = {s: v.key for s, v in values.items()}
         all_in = any(self.stacks[s] == 0 for s in live)  # before the awards refill stacks
         awards = award_pots(pots, strength, self.button, list(self.order), self.unit)
@@ -591,9 +671,10 @@ class Ledger:
             contested = {s for a in awards if len(pots[a.pot].eligible) > 1 for s in a.winners}
             aggressor = self.aggressor
             best: tuple[int, ...] | None = None
-            for s in show_order(live, aggressor):
+            for s in self._draw_show_order() if self.draw else show_order(live, aggressor):
                 v = values[s]
-                tabled = all_in or s in contested or best is None or v.key >= best
+                # SHOW-14: in draw every active player shows, in turn
+                tabled = self.draw or all_in or s in contested or best is None or v.key >= best
                 if best is None or v.key > best:
                     best = v.key
                 shown.append(Shown(s, tuple(holes[s]), v, tabled))

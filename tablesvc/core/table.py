@@ -7,6 +7,7 @@ possible, and why nothing here reads a clock, a file or a socket.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -16,6 +17,7 @@ from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.commands import CommandError, parse_command
+from tablesvc.core.draw import DrawComplete, DrawHand, DrawOutcome, Drew
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import (
     BoardDealt,
@@ -37,6 +39,7 @@ from tablesvc.core.inputs import (
 )
 from tablesvc.core.ledger import (
     Acted,
+    CheckedOut,
     Ledger,
     LedgerOutcome,
     Posted,
@@ -81,6 +84,7 @@ class TableSettings:
     reopen_rule: str = "tda_full_raise"  # RULES.md §6 betting.reopen_rule
     clock_ms: int = 30_000  # the action clock, BET-17
     deliver_ms: int = 3000  # T_deliver: a card out of the shoe must reach a zone by then
+    all_check: str = "carry_over"  # draw.second_round_all_check (A-23)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +148,8 @@ class TableCore:
         self._last_on_feed: dict[str, int | None] = {"public": None, "secure": None}
         self.boot = 0
         self.hand_no = 0
-        self.hand: HoldemHand | None = None
+        self.hand: HoldemHand | DrawHand | None = None
+        self.carry = 0  # draw5: the pot carried over from a checked-out game (POT-10)
         self.ledger: Ledger | None = None
         self.book: HistoryBook | None = None
         self.hand_deck: str | None = None
@@ -321,14 +326,20 @@ class TableCore:
             if self.in_hand and self.hand is not None:
                 self.hand.depart(f[0], f[1], self._ms)
         elif t == "RET":
-            if self.in_hand and self.hand is not None:
+            if self.in_hand and isinstance(self.hand, DrawHand):
+                self._outcomes(self.hand.shoe_in(f[0], bottom=f[1] == "B"))
+            elif self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.shoe_in(f[0]))
         elif t == "CHIPS":
             self._chips(f[0], f[1], self._ms)
         elif t == "BTN":
             self._button(f[0], list(f[1:]))
         elif t == "DECK":
-            self._deck_scan(f[0].split(" ") if f[0] else [])
+            uids = f[0].split(" ") if f[0] else []
+            if self.in_hand and isinstance(self.hand, DrawHand) and self.hand.phase == "draw":
+                self._outcomes(self.hand.reshuffle(uids))  # DRAW-05: the new pack
+            else:
+                self._deck_scan(uids)
         elif t == "ERR":
             self._alert("device_fault", "TABLE-00", "warning",
                         f"device {link.name} reports fault {f[0]}: {f[1]}",
@@ -393,6 +404,15 @@ class TableCore:
         self.window_open = True
         ledger = self.ledger
         if ledger is None:
+            return
+        if ledger.draw:
+            pot = self.zones.get("POT", 0)
+            if pot < ledger.antes:
+                self._alert("ante_missing", "SEAT-07", "warning",
+                            f"the deal started with {pot} in the pot; the antes and any "
+                            f"carried-over pot make {ledger.antes}",
+                            remedy="the missing antes go in before the players look at their "
+                            "cards")
             return
         self._wrong_blind_seats()
         sb, bb = ledger.blind_seats
@@ -534,7 +554,7 @@ class TableCore:
             return True
         return seat == rnd.next_actor or rnd.to_call(seat) > 0 or seat in ledger.away
 
-    def _outcomes(self, outcomes: list[Outcome]) -> None:
+    def _outcomes(self, outcomes: Sequence[Outcome | DrawOutcome]) -> None:
         for o in outcomes:
             if isinstance(o, Dealt):
                 self._emit(ev.CardDealt, seat=o.seat, n=o.n, index=o.index, face_up=o.face_up,
@@ -557,6 +577,13 @@ class TableCore:
                     self._money(self.ledger.fold(o.seat))
             elif isinstance(o, Irregularity):
                 self._irregular(o)
+            elif isinstance(o, Drew):
+                self._emit(ev.Draw, seat=o.seat, discarded=o.discarded, received=o.received)
+                self._emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
+            elif isinstance(o, DrawComplete):
+                if self.ledger is not None:
+                    self.ledger.next_street("postdraw")
+                    self._maybe_showdown()
             elif isinstance(o, CardAfterEnd):
                 self._alert("card_after_hand_end", "BOARD-06", "warning",
                             f"a card reached {o.zone} after the hand was over",
@@ -566,7 +593,14 @@ class TableCore:
         self._alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
                     cards=[o.card], evidence={"index": o.index, "expected": o.expected,
                                               "observed": o.observed})
-        if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
+        if o.name == "deal_order_error" and o.index == 1 and o.seat is not None \
+                and isinstance(self.hand, DrawHand):
+            self._alert("dealer_rotation_error", "SEAT-09", "warning",
+                        f"the first card went to seat {o.seat}, but the dealer is seat "
+                        f"{self.button}: the deal starts with the seat on his left",
+                        seat=o.seat, remedy="redress if no card has been looked at; otherwise "
+                        "the draw redeal rules apply (MISDEAL-16)")
+        elif o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
             # SEAT-02: the first card tells where the dealer thinks the button is
             self._alert("button_position_error", "SEAT-02", "warning",
                         f"the first card went to seat {o.seat}, but the button is at seat "
@@ -604,6 +638,8 @@ class TableCore:
                                 remedy="return the chips to the player")
                 return
             self._blind_late(seat, value)
+            if value:
+                self._draw_gate()
             self._money(ledger.bet_zone(seat, value, ms))
         elif zone == "POT":
             if value > before:
@@ -642,8 +678,10 @@ class TableCore:
                     self.hand.fold(d.seat)  # the ledger folded him: the card flow follows
                 if self.book is not None:
                     self.book.act(d, o.raised)
-                if o.street == "preflop":
+                if o.street in ("preflop", "predraw"):
                     self._close_window(d)
+                if isinstance(self.hand, DrawHand) and o.street == "predraw":
+                    self._outcomes(self.hand.betting_started())
                 self._emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount, to=d.to,
                            stack=ledger.stacks[d.seat], pot=ledger.pot_total)
             elif isinstance(o, Problem):
@@ -654,16 +692,82 @@ class TableCore:
                 self._note("info", "uncalled bet returned", seat=o.seat, amount=o.amount)
             elif isinstance(o, Settled):
                 self._settled(o)
+                self.carry = 0  # a carried-over pot is won with this one
+            elif isinstance(o, CheckedOut):
+                self._checked_out(o)
         if outcomes:
+            self._draw_opens()
             self._maybe_showdown()
+
+    def _draw_opens(self) -> None:
+        """Draw: the first round is complete with a bet, so the exchange begins (DRAW-02)."""
+        hand, ledger = self.hand, self.ledger
+        if not isinstance(hand, DrawHand) or ledger is None or hand.ended:
+            return
+        if hand.phase in ("deal", "predraw") and ledger.street == "predraw" \
+                and ledger.settled is None and ledger.checked_out is None \
+                and ledger.round is not None and ledger.round.complete \
+                and ledger.pending is None:
+            self._outcomes(hand.start_draw(ledger.live))
+
+    def _draw_gate(self) -> None:
+        """Draw: betting resumes while exchanges stand open; close them with what they have."""
+        if isinstance(self.hand, DrawHand) and self.hand.phase == "draw":
+            self._outcomes(self.hand.close_draw())
+
+    def _checked_out(self, o: CheckedOut) -> None:
+        """BET-20/22, POT-10: everyone checked; the pot stays for the next game."""
+        hand, ledger = self.hand, self.ledger
+        assert hand is not None and ledger is not None
+        self.carry = o.carried
+        first = "first" if o.street == "predraw" else "second"
+        self._alert("game_checked_out", "BET-20" if o.street == "predraw" else "BET-22",
+                    "info", f"everyone checked in the {first} betting round: the game ends "
+                    "with no winner")
+        self._alert("pot_carryover", "POT-10", "info",
+                    f"the pot of {o.carried} stays in the middle for the next game",
+                    remedy="the next game starts with this pot plus the new antes; the "
+                    "Vorhand deals next")
+        for seat, stack in ledger.stacks.items():
+            if seat in self.players:
+                self.players[seat].stack = stack
+        self._emit(ev.HandEnded, reason="checked_out",
+                   stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
+                                       stack=self.players[s].stack)
+                           for s in hand.order if s in self.players],
+                   board=[], cards_used=hand.next_index - 1, carried_pot=o.carried)
+        hand.ended = True
+        self._eliminate(hand.order)
 
     def _maybe_showdown(self) -> None:
         hand, ledger = self.hand, self.ledger
         if hand is None or ledger is None or hand.ended:
             return
+        if isinstance(hand, DrawHand):
+            if ledger.street == "postdraw" and ledger.checked_out is None \
+                    and ledger.showdown_due(hand.phase == "postdraw"):
+                self._draw_showdown(hand, ledger)
+            return
         if ledger.showdown_due(hand.river_dealt):
             holes = {s: hand.hole[s] for s in ledger.live}
             self._settled(ledger.showdown(holes, hand.board))
+
+    def _draw_showdown(self, hand: DrawHand, ledger: Ledger) -> None:
+        """SHOW-14: every active hand is shown; more than five cards is dead (A-21, A-38)."""
+        for seat in list(ledger.live):
+            n = len(hand.hole.get(seat, ()))
+            if n > 5 or n == 0:
+                self._alert("foul_hand", "MISDEAL-16", "warning",
+                            f"seat {seat} holds {n} cards at the showdown: the hand is dead "
+                            "and its chips stay in the pot", seat=seat,
+                            remedy="the dealer kills the hand")
+                hand.fold(seat)
+                self._money(ledger.fold(seat))
+                if ledger.settled is not None:
+                    return
+        holes = {s: hand.cards_of(s) for s in ledger.live}
+        self._settled(ledger.showdown(holes, ()))
+        self.carry = 0
 
     def _settled(self, st: Settled) -> None:
         self._settle_info(st)
@@ -685,9 +789,19 @@ class TableCore:
             self._outcomes(self.hand.fold(int(args[0])))
         elif name == "CHECK" and args and args[0].isdigit():
             if self.ledger is not None and self.in_hand:
+                self._draw_gate()
                 self._money(self.ledger.check(int(args[0])))
-        elif name == "MISDEAL":
-            self._misdeal("the dealer declared a misdeal")
+        elif name in ("MISDEAL", "REDEAL"):
+            self._misdeal("the dealer declared a misdeal" if name == "MISDEAL"
+                          else "the game is dealt again")
+        elif name == "DRAW" and len(args) == 2 and args[0].isdigit() and args[1].isdigit():
+            if self.in_hand and isinstance(self.hand, DrawHand):
+                if self.ledger is not None:
+                    self._money(self.ledger.finalize())
+                self._outcomes(self.hand.announce(int(args[0]), int(args[1])))
+        elif name == "CARDS_VIEWED" and args and args[0].isdigit():
+            if self.in_hand and isinstance(self.hand, DrawHand):
+                self._outcomes(self.hand.viewed(int(args[0])))
         elif name == "TIME" and args and args[0].isdigit():
             if self.ledger is not None and self.in_hand:
                 self._money(self.ledger.clock(int(args[0]), self._ms))
@@ -727,12 +841,15 @@ class TableCore:
         button = self._next_button(seated)
         self.button = button
         self.hand_no += 1
-        self.hand = HoldemHand(tuple(seated), button)
         self.hand_deck = None
         self.flagged = set()
         self.blind_flags = set()
         self.window_open = False
         self.after_misdeal = False
+        if self.s.variant == "draw5":
+            self._new_draw_game(seated, button)
+            return
+        self.hand = HoldemHand(tuple(seated), button)
         order = self.hand.order
         self.ledger = Ledger(
             order=order, button=button, stacks={s: self.players[s].stack for s in order},
@@ -747,6 +864,33 @@ class TableCore:
                                       stack=self.players[s].stack) for s in order],
                    small_blind=self.s.small_blind, big_blind=self.s.big_blind,
                    ante=self.s.ante, ante_mode=self.s.ante_mode)
+        self._money(self.ledger.post_forced())
+
+    def _new_draw_game(self, seated: list[int], button: int) -> None:
+        """Five-card draw: antes, no blinds; the dealer is the button seat (SEAT-09)."""
+        if not 3 <= len(seated) <= 8:
+            self._alert("player_count_out_of_range", "SEAT-10", "warning",
+                        f"a draw game needs 3 to 8 players; {len(seated)} are dealt in",
+                        remedy="add or remove players, or the floor confirms the exception "
+                        "(all players agree, DRAW-10); the game is tracked either way")
+        self.hand = DrawHand(tuple(seated), button)
+        order = self.hand.order
+        self.ledger = Ledger(
+            order=order, button=button, stacks={s: self.players[s].stack for s in order},
+            small_blind=0, big_blind=self.s.big_blind, ante=self.s.ante, ante_mode="each",
+            structure=Structure(self.s.limit), unit=min(self.chip_values.values(), default=1),
+            settle_ms=self.s.bet_settle_ms, variant="draw5", carried=self.carry,
+            all_check=self.s.all_check)
+        self.book = None  # PHH has no five-card-draw-high variant
+        self._emit(ev.HandStarted, hand=self.hand_no, variant="draw5", limit=self.s.limit,
+                   button=button, small_blind_seat=None, big_blind_seat=None,
+                   seats=[ev.SeatInfo(seat=s, name=self.players[s].name,
+                                      stack=self.players[s].stack) for s in order],
+                   small_blind=0, big_blind=0, ante=self.s.ante, ante_mode="each",
+                   carried_pot=self.carry)
+        if self.carry:
+            self._alert("pot_carryover", "POT-10", "info",
+                        f"this game starts with {self.carry} carried over from the last one")
         self._money(self.ledger.post_forced())
 
     def _next_button(self, seated: list[int]) -> int:
@@ -879,7 +1023,10 @@ class TableCore:
                 ledger, self.s.limit, names, hand=self.hand_no, table=self.s.table,
                 venue=self.s.venue, seats=self.s.seats))
         hand.ended = True
-        for seat in hand.order:
+        self._eliminate(hand.order)
+
+    def _eliminate(self, order: tuple[int, ...]) -> None:
+        for seat in order:
             p = self.players.get(seat)
             if p is not None and p.stack == 0:
                 del self.players[seat]

@@ -53,7 +53,7 @@ def main() -> None:
     catalogue = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT.parent / "shared" / "RULES.md")
     code = read_all(ROOT / "tablesvc", "*.py")
     scenario_test = (ROOT / "tests" / "integration" / "test_scenarios.py").read_text()
-    passing = re.findall(r'"(t\d\d_[a-z0-9_]+)"', scenario_test.split("PASSING", 1)[1])
+    passing = re.findall(r'"([td]\d\d[a-z]?_[a-z0-9_]+)"', scenario_test.split("PASSING", 1)[1])
     tests = {p: p.read_text(encoding="utf-8")
              for p in [*sorted((ROOT / "tests").rglob("test_*.py")),
                        *(ROOT / "simulators" / "scenarios" / f"{n}.yaml" for n in passing)]}

@@ -17,6 +17,13 @@ CONSOLE_BUTTONS: dict[str, str] = {
     "FLOOR": "the dealer calls the floor",
     "PLAYER_ABSENT,<seat>": "the player is away from the table: his turns are deemed checks "
     "or folds (BET-16)",
+    "BOXED_CARD[,<uid>]": "a face-up card was found in the deck (EXPOSE-04)",
+    "REDRESS_IMPOSSIBLE": "the dealer cannot redress the last irregularity (RULES.md §2.5)",
+    "DRAW,<seat>,<k>": "five-card draw: the seat announces an exchange of k cards, 0 to stand "
+    "pat (DRAW-02)",
+    "CARDS_VIEWED,<seat>": "five-card draw: the player has looked at the cards he drew "
+    "(DRAW-07, DRAW-08)",
+    "REDEAL": "five-card draw: the game is dealt again (MISDEAL-15/16, EXPOSE-06, DECK-06)",
 }
 
 

@@ -684,8 +684,15 @@ class TableCore:
                     self._outcomes(self.hand.betting_started())
                 self._emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount, to=d.to,
                            stack=ledger.stacks[d.seat], pot=ledger.pot_total)
+                if ledger.draw and d.action == "fold" and not o.deemed:
+                    self._alert("fold_recorded", "BET-26", "info",
+                                f"seat {d.seat} folded; the cards may not be picked up again",
+                                seat=d.seat)
             elif isinstance(o, Problem):
                 v = o.violation
+                if ledger is not None and ledger.draw:
+                    self._draw_problem(o, outcomes)
+                    continue
                 self._alert(v.name, v.rule, v.severity, v.message, seat=o.seat,
                             remedy=REMEDIES.get(v.name, ""))
             elif isinstance(o, Returned):
@@ -698,6 +705,34 @@ class TableCore:
         if outcomes:
             self._draw_opens()
             self._maybe_showdown()
+
+    def _draw_problem(self, o: Problem, outcomes: list[LedgerOutcome]) -> None:
+        """Draw has its own out-of-turn rules (BET-24, BET-25) and round rule (BET-21)."""
+        v, seat = o.violation, o.seat
+        ledger = self.ledger
+        assert ledger is not None
+        if v.name != "action_out_of_turn":
+            self._alert(v.name, "BET-21", v.severity, v.message, seat=seat,
+                        remedy=REMEDIES.get(v.name, ""))
+            return
+        folded = any(isinstance(a, Acted) and a.decision.seat == seat
+                     and a.decision.action == "fold" for a in outcomes)
+        rnd = ledger.round
+        if folded:
+            if len(ledger.live) < 2:
+                return  # BET-25: with one other player left a fold out of turn is allowed
+            owed = (rnd.high - rnd.contributed.get(seat, 0)) if rnd is not None and seat else 0
+            self._alert("fold_out_of_turn", "BET-25", "warning",
+                        f"seat {seat} folded out of turn while several players are in; he "
+                        f"still owes the call of {owed} and cannot win the pot", seat=seat,
+                        remedy="when his turn comes the player puts in the call; his hand is "
+                        "dead (A-27)")
+            return
+        self._alert("out_of_turn_bet_provisional", "BET-24", "warning",
+                    f"seat {seat} bet out of turn: the bet is provisionally void, the chips stay "
+                    "in the pot", seat=seat, remedy="when his turn comes he may use these chips "
+                    "to call, but may not raise in this round; chips above the call go back to "
+                    "him (A-27)")
 
     def _draw_opens(self) -> None:
         """Draw: the first round is complete with a bet, so the exchange begins (DRAW-02)."""

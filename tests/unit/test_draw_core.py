@@ -565,3 +565,41 @@ def test_missing_antes_at_the_first_card_are_flagged() -> None:
     t._pot()
     t.deal("S1")
     assert ("ante_missing", "warning") in t.problems()
+
+
+def test_a_bet_out_of_turn_in_draw_is_provisional() -> None:
+    t = DrawTable(SEATS4, button=4)
+    t.newhand([1, 2, 3, 4])
+    t.deal_round([1, 2, 3, 4])
+    t.bet(3, 50)  # seat 1 (the Vorhand) is to act
+    t.apply(t.script.tick(2000))  # the chips have settled
+    alerts = [e for e in t.of(ev.Alert) if e.severity != "info"]
+    assert [(a.name, a.rule, a.seat) for a in alerts] == [
+        ("out_of_turn_bet_provisional", "BET-24", 3)]
+    assert "may not raise" in alerts[0].remedy
+
+
+def test_a_fold_out_of_turn_with_several_players_left_owes_the_call() -> None:
+    t = DrawTable(SEATS4, button=4)
+    t.newhand([1, 2, 3, 4])
+    t.deal_round([1, 2, 3, 4])
+    t.bet(1, 50)
+    t.fold(3)  # seat 2 is to act
+    alerts = [e for e in t.of(ev.Alert) if e.severity != "info"]
+    assert [(a.name, a.rule, a.seat) for a in alerts] == [("fold_out_of_turn", "BET-25", 3)]
+    assert "owes the call of 50" in alerts[0].message
+    assert ("fold_recorded", "info") in t.alerts()
+
+
+def test_a_fold_out_of_turn_heads_up_is_allowed() -> None:
+    t2 = DrawTable({1: 1000, 2: 1000, 3: 1000}, button=3)
+    t2.newhand([1, 2, 3])
+    t2.deal_round([1, 2, 3])
+    t2.bet(1, 50)
+    t2.fold(2)
+    t2.bet(3, 50)
+    t2.bet(1, 100)
+    t2.fold(1)  # folds before seat 3 answers the raise... seat 3 is to act: out of turn,
+    # but only one other player is left, so it is allowed (BET-25)
+    assert [a for a in t2.problems() if a[0] == "fold_out_of_turn"] == []
+    assert t2.of(ev.PotAwarded)[-1].seats == [3]

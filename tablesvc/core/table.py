@@ -51,6 +51,10 @@ from tablesvc.core.links import STALE_AFTER_MS, Link, expire, port_change, recei
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
 
+FOREIGN_REMEDY = ("remove the card; while no one has acted this is a misdeal (MISDEAL-09); "
+                  "after that the floor cancels the hand and every bet goes back (DECK-05, "
+                  "A-08); in draw the game is dealt again (DECK-06); replace the deck")
+
 REMEDIES = {
     "raise_below_minimum": "if a raise was declared or the chips reach half the raise, the "
     "player completes the minimum raise; otherwise it is a call and the excess goes back",
@@ -353,12 +357,13 @@ class TableCore:
         found = self.decks.lookup(uid)
         if found is None:
             self.flagged.add(uid)
-            self._alert("deck_defective_foreign_card", "MISDEAL-09", "critical",
+            in_window = self.window_open or (self.hand is not None and self.hand.next_index == 1)
+            self._alert("deck_defective_foreign_card",
+                        "MISDEAL-09" if in_window or not self.in_hand else "DECK-05", "critical",
                         "a tag that belongs to no enrolled deck was read (a joker, a marker or "
-                        "a stray tag)", remedy="remove the card; while no one has acted this "
-                        "is a misdeal (MISDEAL-09), later the hand goes on (DECK-05)",
-                        evidence={"uid": uid})
+                        "a stray tag)", remedy=FOREIGN_REMEDY, evidence={"uid": uid})
             self._misdeal_if_window("a card that does not belong to the deck", "MISDEAL-09")
+            self._draw_redeal("a card that does not belong to the deck")
             return None
         deck_id, card = found
         if self.hand_deck is None:
@@ -366,11 +371,12 @@ class TableCore:
         elif deck_id != self.hand_deck:
             self.flagged.add(uid)
             self._misdeal_if_window(f"a card of deck {deck_id}", "MISDEAL-09")
-            self._alert("deck_defective_foreign_card", "MISDEAL-09", "critical",
+            self._draw_redeal(f"a card of deck {deck_id}")
+            self._alert("deck_defective_foreign_card",
+                        "MISDEAL-09" if self.window_open else "DECK-05", "critical",
                         f"a card of deck {deck_id} was read; the deck in play is "
-                        f"{self.hand_deck}", remedy="remove the foreign card; while no one "
-                        "has acted this is a misdeal (MISDEAL-09), later the hand goes on "
-                        "(DECK-05)", cards=[card], evidence={"uid": uid, "deck": deck_id})
+                        f"{self.hand_deck}", remedy=FOREIGN_REMEDY, cards=[card],
+                        evidence={"uid": uid, "deck": deck_id})
             return None
         return card
 
@@ -426,8 +432,19 @@ class TableCore:
                             remedy="not a misdeal (MISDEAL-11): the blind is posted after the "
                             "deal, before that seat acts")
 
+    def _draw_redeal(self, what: str) -> None:
+        """DECK-06: in draw any defective deck found before the pot is collected means the
+        game is dealt again (A-08)."""
+        if self.in_hand and isinstance(self.hand, DrawHand):
+            self._alert("redeal_required", "DECK-06", "critical",
+                        f"{what} turned up before the pot was collected: the game must be "
+                        "dealt again", remedy="void the game: every bet goes back, replace the "
+                        "deck, the same dealer deals again (REDEAL)")
+
     def _misdeal_if_window(self, what: str, rule: str) -> None:
         """While no one has acted (the misdeal window is open), a defect calls for a misdeal."""
+        if isinstance(self.hand, DrawHand):
+            return  # draw has its own rule: DECK-06 (``_draw_redeal``)
         if self.in_hand and (self.window_open or (self.hand is not None
                                                   and self.hand.next_index == 1)):
             self._alert("misdeal_required", rule, "critical",
@@ -590,9 +607,12 @@ class TableCore:
                             remedy="ignore the card and collect it", cards=[o.card])
 
     def _irregular(self, o: Irregularity) -> None:
+        evidence = {"index": o.index, "expected": o.expected, "observed": o.observed}
         self._alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
-                    cards=[o.card], evidence={"index": o.index, "expected": o.expected,
-                                              "observed": o.observed})
+                    cards=[o.card] if o.card else [], evidence=evidence if o.index else None)
+        if o.name == "deck_defective_duplicate":
+            self._misdeal_if_window("a card that appears twice in the deck", "MISDEAL-10")
+            self._draw_redeal("a card that appears twice in the deck")
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None \
                 and isinstance(self.hand, DrawHand):
             self._alert("dealer_rotation_error", "SEAT-09", "warning",

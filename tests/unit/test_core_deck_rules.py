@@ -1,0 +1,57 @@
+"""Defective decks by the moment they are found (MISDEAL-09/10, DECK-05, DECK-06): the
+remedy differs inside and after the misdeal window, and in draw."""
+
+from __future__ import annotations
+
+from tablesvc.core import events as ev
+from tablesvc.core.cards import DeckRegistry
+from tests.helpers import Script, make_core, make_deck
+from tests.unit.test_core_cardflow import clean_hand, run
+
+JOKER = "0123456789ABCDEF"
+
+
+def alerts(events: list[ev.Event]) -> list[tuple[str, str, str]]:
+    return [(e.name, e.severity, e.rule) for e in events
+            if isinstance(e, ev.Alert) and e.severity != "info"]
+
+
+def after_preflop(core, script):  # type: ignore[no-untyped-def]
+    deck = dict(make_deck())
+    inputs, _ = clean_hand(script, deck, [2, 3, 1], core=core)  # button 1
+    first_burn = next(i for i, inp in enumerate(inputs)
+                      if getattr(inp, "frame", "").find("ARR,BURN") >= 0)
+    run(core, inputs[:first_burn - 1])  # pre-flop played: the window is closed
+
+
+def test_joker_after_the_window_is_deck_05_and_no_misdeal() -> None:
+    core = make_core(deck=make_deck())
+    script = Script()
+    after_preflop(core, script)
+    events = run(core, script.deal(JOKER, "BURN"))
+    assert alerts(events) == [("deck_defective_foreign_card", "critical", "DECK-05")]
+    alert = next(e for e in events if isinstance(e, ev.Alert))
+    assert "cancels the hand" in alert.remedy
+
+
+def test_duplicate_face_inside_the_window_calls_for_a_misdeal() -> None:
+    deck = make_deck()
+    first_uid, first_card = next(iter(deck.items()))
+    core = make_core(deck=deck)
+    core.decks = DeckRegistry({"RED-0001": {**deck, "FEEDFACE00000001": first_card}})
+    script = Script()
+    events = run(core, [script.frame("console", "BTN", "NEWHAND"),
+                        *script.deal(first_uid, "S2"), *script.deal("FEEDFACE00000001", "S3")])
+    got = alerts(events)
+    assert ("deck_defective_duplicate", "critical", "DECK-04") in got
+    assert ("misdeal_required", "critical", "MISDEAL-10") in got
+
+
+def test_foreign_card_in_a_draw_game_requires_a_redeal() -> None:
+    core = make_core({1: 1000, 2: 1000, 3: 1000}, deck=make_deck(), variant="draw5")
+    script = Script()
+    events = run(core, [script.frame("console", "BTN", "NEWHAND"), *script.deal(JOKER, "S1")])
+    got = alerts(events)
+    assert ("deck_defective_foreign_card", "critical", "MISDEAL-09") in got
+    assert ("redeal_required", "critical", "DECK-06") in got
+    assert not [a for a in got if a[0] == "misdeal_required"]

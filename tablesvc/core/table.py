@@ -165,6 +165,9 @@ class TableCore:
         self.open_alerts: dict[str, str] = {}  # critical alerts not yet acknowledged: id -> name
         self.window_open = False  # the misdeal window (MISDEAL-01)
         self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
+        self.deal_done = False  # DEAL-03 announced for this hand
+        self.counted = False  # DEAL-03: hole cards counted at the first pre-flop action
+        self.round_done: str | None = None  # BET-06: the street whose completion was announced
         self.blind_flags: set[int] = set()  # blind seats flagged blind_missing this hand
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.out_since: tuple[str, int] | None = None  # (uid, ms) of a card between shoe and zone
@@ -499,7 +502,8 @@ class TableCore:
                 seat = int(zone[1:])
                 if seat not in blinds and seat in ledger.order:
                     sb, bb = ledger.blind_seats
-                    self._alert("blind_wrong_seat", "SEAT-03", "warning",
+                    self._alert("blind_wrong_seat",
+                                "SEAT-04" if ledger.heads_up else "SEAT-03", "warning",
                                 f"chips ({value}) in seat {seat}'s bet zone before the deal; "
                                 f"the blinds are seats {sb} and {bb}",
                                 seat=seat, remedy="return the chips to the player")
@@ -519,6 +523,30 @@ class TableCore:
             self.blind_flags.discard(seat)
             self._alert("blind_posted_late", "MISDEAL-11", "info",
                         f"seat {seat} has now posted its blind", seat=seat)
+
+    def _count_hole_cards(self) -> None:
+        """DEAL-03: when pre-flop betting begins every live seat holds exactly two cards;
+        one short inside the misdeal window is a misdeal if it cannot be redressed
+        (MISDEAL-05)."""
+        hand = self.hand
+        if self.counted or not isinstance(hand, HoldemHand):
+            return
+        self.counted = True
+        wrong = {s: len(hand.hole.get(s, ())) for s in hand.active
+                 if len(hand.hole.get(s, ())) != 2}
+        if not wrong:
+            return
+        listing = ", ".join(f"seat {s} has {n}" for s, n in sorted(wrong.items()))
+        self._alert("hole_card_count_error", "DEAL-03", "warning",
+                    f"betting began with a wrong number of hole cards: {listing}",
+                    seat=min(wrong) if len(wrong) == 1 else None,
+                    remedy="redress now if possible; a seat left short is foul at the showdown "
+                    "(DEAL-07), a card too many goes to the burn (DEAL-08)")
+        if self.window_open and any(n < 2 for n in wrong.values()):
+            self._alert("misdeal_required", "MISDEAL-05", "critical",
+                        "a player has fewer than two hole cards before anyone acted",
+                        remedy="redress if possible; otherwise declare the misdeal "
+                        "(MISDEAL-02)")
 
     def _close_window(self, d: Any) -> None:
         if self.window_open and d.action in ("call", "bet", "raise", "all_in", "fold"):
@@ -580,6 +608,11 @@ class TableCore:
                     self._emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
                     if self.book is not None:
                         self.book.hole(o.seat, o.hole)
+                if not self.deal_done and isinstance(self.hand, HoldemHand) \
+                        and not self.hand.dealing:
+                    self.deal_done = True
+                    self._alert("deal_complete", "DEAL-03", "info",
+                                "every seat has its two cards: pre-flop betting opens")
             elif isinstance(o, Burned):
                 self._emit(ev.Burn, before=o.before, index=o.index)
             elif isinstance(o, BoardDealt):
@@ -665,6 +698,11 @@ class TableCore:
             if value > before:
                 self._money(ledger.finalize())
                 self._check_gathered(value)
+            elif value < before and ledger.draw and ledger.settled is None:
+                self._alert("pot_chips_removed", "POT-09", "critical",
+                            f"chips were taken out of the pot during the game: it held "
+                            f"{before}, now {value}", remedy="stop: the chips go back into "
+                            "the pot; no chips may be taken out before it is awarded")
             if before > 0 and value == 0 and ledger.settled is not None:
                 self._end_hand()
 
@@ -698,13 +736,15 @@ class TableCore:
                     self.hand.fold(d.seat)  # the ledger folded him: the card flow follows
                 if self.book is not None:
                     self.book.act(d, o.raised)
+                if o.street == "preflop":
+                    self._count_hole_cards()
                 if o.street in ("preflop", "predraw"):
                     self._close_window(d)
                 if isinstance(self.hand, DrawHand) and o.street == "predraw":
                     self._outcomes(self.hand.betting_started())
                 self._emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount, to=d.to,
                            stack=ledger.stacks[d.seat], pot=ledger.pot_total)
-                if ledger.draw and d.action == "fold" and not o.deemed:
+                if d.action == "fold" and not o.deemed:
                     self._alert("fold_recorded", "BET-26", "info",
                                 f"seat {d.seat} folded; the cards may not be picked up again",
                                 seat=d.seat)
@@ -723,8 +763,25 @@ class TableCore:
             elif isinstance(o, CheckedOut):
                 self._checked_out(o)
         if outcomes:
+            self._round_complete()
             self._draw_opens()
             self._maybe_showdown()
+
+    def _round_complete(self) -> None:
+        """BET-06: the round is complete; from now on the next card may come (info)."""
+        ledger = self.ledger
+        if ledger is None or ledger.round is None or ledger.settled is not None \
+                or ledger.checked_out is not None or self.round_done == ledger.street:
+            return
+        if not ledger.round.complete or ledger.pending is not None or len(ledger.live) < 2:
+            return
+        self.round_done = ledger.street
+        name = {"predraw": "first", "postdraw": "second"}.get(ledger.street, ledger.street)
+        nxt = {"preflop": "the flop", "flop": "the turn", "turn": "the river",
+               "river": "the showdown", "predraw": "the draw",
+               "postdraw": "the showdown"}.get(ledger.street, "the next step")
+        self._alert("round_complete", "BET-06", "info",
+                    f"the {name} betting round is complete: {nxt} may follow")
 
     def _draw_problem(self, o: Problem, outcomes: list[LedgerOutcome]) -> None:
         """Draw has its own out-of-turn rules (BET-24, BET-25) and round rule (BET-21)."""
@@ -901,6 +958,8 @@ class TableCore:
         self.blind_flags = set()
         self.window_open = False
         self.after_misdeal = False
+        self.deal_done = self.counted = False
+        self.round_done = None
         if self.s.variant == "draw5":
             self._new_draw_game(seated, button)
             return

@@ -55,3 +55,45 @@ def test_foreign_card_in_a_draw_game_requires_a_redeal() -> None:
     assert ("deck_defective_foreign_card", "critical", "MISDEAL-09") in got
     assert ("redeal_required", "critical", "DECK-06") in got
     assert not [a for a in got if a[0] == "misdeal_required"]
+
+
+def test_a_clean_deal_announces_deal_complete_and_each_round_complete() -> None:
+    core = make_core(deck=make_deck())
+    script = Script()
+    inputs, _ = clean_hand(script, make_deck(), [2, 3, 1], core=core)
+    events = run(core, inputs)
+    info = [(e.name, e.rule) for e in events if isinstance(e, ev.Alert) and e.severity == "info"]
+    assert ("deal_complete", "DEAL-03") in info
+    rounds = [e.message for e in events if isinstance(e, ev.Alert) and e.name == "round_complete"]
+    assert [m.split()[1] for m in rounds] == ["preflop", "flop", "turn", "river"]
+    assert alerts(events) == []
+
+
+def test_betting_with_a_seat_short_of_a_card_is_a_count_error_and_a_misdeal() -> None:
+    deck = make_deck()
+    uids = list(deck)
+    core = make_core(deck=deck)
+    script = Script()
+    inputs = [script.frame("console", "BTN", "NEWHAND")]
+    for k, seat in enumerate([2, 3, 1, 2, 3]):  # seat 1 (the button) gets only one card
+        inputs += script.deal(uids[k], f"S{seat}")
+    inputs.append(script.frame("console", "BTN", "CHECK", "1"))  # betting begins
+    events = run(core, inputs)
+    got = alerts(events)
+    assert ("hole_card_count_error", "warning", "DEAL-03") in got
+    assert ("misdeal_required", "critical", "MISDEAL-05") in got
+
+
+def test_chips_taken_out_of_a_draw_pot_are_critical() -> None:
+    from tests.helpers import ChipBox
+
+    box = ChipBox()
+    core = make_core({1: 1000, 2: 1000, 3: 1000}, deck=make_deck(), chips=box.values,
+                     variant="draw5", ante=10)
+    script = Script()
+    pot = box.uids(30)
+    core.chip_values.update(box.values)
+    events = run(core, [script.frame("console", "BTN", "NEWHAND"),
+                        script.frame("chips", "CHIPS", "POT", pot),
+                        script.frame("chips", "CHIPS", "POT", pot.split(" ")[0])])
+    assert ("pot_chips_removed", "critical", "POT-09") in alerts(events)

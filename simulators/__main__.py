@@ -40,7 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hands", type=int, help="stop after this many hands")
     ap.add_argument("--limit", default="no-limit",
                     choices=["no-limit", "pot-limit", "fixed-limit"])  # fmt: skip
-    ap.add_argument("--ante", type=int, default=0)
+    ap.add_argument("--variant", default="holdem", choices=["holdem", "draw5"],
+                    help="hold'em, or five-card draw (antes, no blinds)")  # fmt: skip
+    ap.add_argument("--ante", type=int, default=0,
+                    help="draw5: 0 means one smallest chip")  # fmt: skip
     ap.add_argument("--ante-mode", default="each", choices=["each", "big_blind"])
     ap.add_argument("--aggression", type=float, default=0.0,
                     help="0..1: how often random players bet and raise")  # fmt: skip
@@ -72,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         ante=args.ante,
         ante_mode=args.ante_mode,
         aggression=args.aggression,
+        variant=args.variant,
         **extra,
     ) as rig:
         for name, url in rig.device_urls().items():
@@ -81,6 +85,15 @@ def main(argv: list[str] | None = None) -> int:
 
         def report(hand: HandRecord) -> None:
             won = ", ".join(f"S{s} +{a}" for s, a in hand.winners.items())
+            if hand.variant == "draw5":
+                drew = " ".join(f"S{s}:{k}" for s, k in hand.draws.items())
+                kept = f"carried over {hand.carried_over}" if hand.carried_over else won
+                print(
+                    f"game {hand.number}: dealer S{hand.button}, draws {drew or '-'}"
+                    f"{', reshuffled' if hand.reshuffled else ''}, {hand.outcome}: {kept}",
+                    flush=True,
+                )
+                return
             print(
                 f"hand {hand.number}: button S{hand.button}, board {' '.join(hand.board)}, "
                 f"pot {hand.pot} -> {won}",

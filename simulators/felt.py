@@ -124,6 +124,27 @@ class Felt:
         self._cards.send("ARR", zone, uid)
         self._card_zone[uid] = zone
 
+    def pick_up(self, uids: Iterable[str]) -> None:
+        """Take cards off the felt into the dealer's hand (to build a new pack): DEP only."""
+        self.pacer.step()
+        with self._lock:
+            for uid in uids:
+                self._cards.send("DEP", self._card_zone.pop(uid), uid)
+
+    def load_shoe(self, uids: Sequence[str]) -> None:
+        """A freshly made pack goes into the shoe; a shoe with a reader reports it, top first.
+
+        The pack may hold cards the felt no longer tracks (picked up) and cards that never
+        left the shoe (the bottom card); none of them may still lie on the felt.
+        """
+        self.pacer.step()
+        with self._lock:
+            out = [u for u in uids if u in self._card_zone]
+            if out:
+                raise ValueError(f"cards still on the felt cannot go into the shoe: {out}")
+            if self._shoe is not None:
+                self._shoe.send("DECK", " ".join(uids))
+
     def cards_in(self, zone: str) -> list[str]:
         with self._lock:
             return [u for u, z in self._card_zone.items() if z == zone]

@@ -12,6 +12,9 @@ script (a PHH hand history) says. A bet or raise is the seat's bet zone growing 
 total in one motion; a check is the console's CHECK button; a fold is the cards into the muck.
 Short stacks go all-in, so side pots and split pots are real and the stacks the table keeps are
 the ones a correct tracker must compute.
+
+Five-card draw (``variant="draw5"``) is dealt by ``simulators.draw`` with the same chips, felt
+and random players; this module keeps what both games share (stacks, bets, pots, the push).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from simulators.script import (
 
 __all__ = [
     "ActionRecord",
+    "Exchange",
     "HandRecord",
     "PotAward",
     "ScriptError",
@@ -47,6 +51,9 @@ __all__ = [
 ]
 
 STREETS: tuple[tuple[str, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
+VARIANTS = ("holdem", "draw5")
+ALL_CHECK_RULES = ("carry_over", "showdown")
+"""What a draw game does when the second round is checked around (A-23, BET-22)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,17 @@ class PotAward:
     """Seats that could win it, clockwise from the button's left."""
     shares: dict[int, int]
     """Seat -> chips of this pot pushed to it; the odd chip goes to the first of them."""
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One player's turn at the draw (five-card draw), as the dealer carried it out."""
+
+    seat: int
+    announced: int
+    discarded: tuple[str, ...]
+    received: tuple[str, ...]
+    """In the order they left the shoe; some may come from a reshuffled pack."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +129,39 @@ class HandRecord:
     ante_mode: str = "each"
     unit: int = 1
     """The smallest chip: pots are split in whole units of it."""
+    variant: str = "holdem"
+    outcome: str = ""
+    """``showdown``, ``uncontested`` or (five-card draw) ``checked_out``."""
+    # five-card draw only; ``button`` is the dealer, ``seats`` start with the Vorhand and
+    # the blind seats are 0
+    dealt: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """Seat -> the five cards of the deal, in the order it received them."""
+    final_cards: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """Seat -> the cards it held last: at the showdown, when it folded, or when the game was
+    checked out."""
+    exchanges: tuple[Exchange, ...] = ()
+    """The draw, in the order the players exchanged."""
+    opener: int | None = None
+    """The first seat that bet in the first round (it acts first in the second)."""
+    reshuffles: tuple[tuple[str, ...], ...] = ()
+    """Each pack made of the bottom card and the finished players' discards, top first."""
+    bottom_cards: tuple[str, ...] = ()
+    """The card never dealt: the stub's bottom card, then the last card of each new pack."""
+    carried_in: int = 0
+    """Pot a checked-out game left in the pot zone before this game's antes."""
+    carried_over: int = 0
+    """Pot this game leaves in the pot zone for the next one (it was checked out)."""
+    showdown_order: tuple[int, ...] = ()
+    """Who shows first at a draw showdown: left of the last bettor of the second round."""
+
+    @property
+    def reshuffled(self) -> bool:
+        return bool(self.reshuffles)
+
+    @property
+    def draws(self) -> dict[int, int]:
+        """Seat -> how many cards it exchanged."""
+        return {e.seat: len(e.received) for e in self.exchanges}
 
     @property
     def players(self) -> tuple[int, ...]:
@@ -211,6 +262,12 @@ class VirtualTable:
     ``all_in_share`` of their bets and raises, otherwise raising the minimum or a random amount
     up to the limit. With ``aggression=0`` nobody bets or raises and the random draws are the
     same as they always were, so a seed deals the same hands.
+
+    ``variant="draw5"`` deals five-card draw (``simulators.draw``): the button is the dealer,
+    every seat antes ``ante`` (one smallest chip when 0 is given, SEAT-07's disputed amount),
+    the blinds are not used, and the betting is no-limit or pot-limit. A game checked around
+    leaves its pot in the pot zone for the next one; ``second_round_all_check`` says whether a
+    second round checked around does the same (``carry_over``) or goes to a ``showdown``.
     """
 
     def __init__(
@@ -233,10 +290,20 @@ class VirtualTable:
         ante_mode: str = "each",
         aggression: float = 0.0,
         all_in_share: float = 0.3,
+        variant: str = "holdem",
+        second_round_all_check: str = "carry_over",
     ) -> None:
         self._values = dict(chips)
         self.unit = smallest_unit(self._values)
+        self.variant = variant
+        if variant == "draw5" and ante == 0:
+            ante = self.unit
         problems = self._setup_problems(seats, small_blind, big_blind, ante, ante_mode, limit)
+        if second_round_all_check not in ALL_CHECK_RULES:
+            problems.append(
+                f"second_round_all_check {second_round_all_check!r} is not one of "
+                f"{list(ALL_CHECK_RULES)}"
+            )
         if len(deck) != 52 or len(set(deck.values())) != 52:
             problems.insert(0, "the deck must have 52 distinct cards")
         for name, p in (
@@ -259,6 +326,8 @@ class VirtualTable:
         self.fold_probability = fold_probability
         self.aggression = aggression
         self.all_in_share = all_in_share
+        self.second_round_all_check = second_round_all_check
+        self._carry: ChipPile | None = None  # a checked-out draw game's pot, still in POT
         self._float = ChipPile(self._values, self._values)
         self._piles = deal_stacks(self._float, dict(seats))
         self._idle = threading.Event()
@@ -287,6 +356,9 @@ class VirtualTable:
         limit: str,
     ) -> list[str]:
         problems: list[str] = []
+        draw = self.variant == "draw5"
+        if self.variant not in VARIANTS:
+            problems.append(f"variant {self.variant!r} is not one of {list(VARIANTS)}")
         if len(seats) < 2:
             problems.append("at least two seats are needed")
         for seat, stack in seats.items():
@@ -297,7 +369,12 @@ class VirtualTable:
                     f"stack {stack} of seat {seat} is not a positive multiple of "
                     f"the smallest chip ({self.unit})"
                 )
-        if not 0 < sb <= bb or sb % self.unit or bb % self.unit:
+        if draw:
+            if ante_mode != "each":
+                problems.append("five-card draw: every seat antes (ante_mode 'each')")
+            if limit == Limit.FIXED_LIMIT.value:
+                problems.append("five-card draw is dealt no-limit or pot-limit")
+        elif not 0 < sb <= bb or sb % self.unit or bb % self.unit:
             problems.append(f"blinds {sb}/{bb} must be 0 < SB <= BB, multiples of {self.unit}")
         if ante < 0 or ante % self.unit:
             problems.append(f"ante {ante} must be a non-negative multiple of {self.unit}")
@@ -387,6 +464,8 @@ class VirtualTable:
         ``ScriptError`` before anything happens at the table (see ``rehearse``; pass
         ``rehearsed=True`` when that was done already).
         """
+        if self.variant != "holdem":
+            raise ScriptError("scripts are hold'em hands; this table deals " + self.variant)
         if not rehearsed:
             self.rehearse(script)
         return self._play_locked(stop, script)
@@ -397,6 +476,8 @@ class VirtualTable:
         Raises ``ScriptError`` (or ``ChipShortage``, for stacks the chip set cannot make) if
         the hand cannot be dealt as written; returns what would have happened.
         """
+        if self.variant != "holdem":
+            raise ScriptError("scripts are hold'em hands; this table deals " + self.variant)
         try:
             rehearsal = VirtualTable(
                 _silent_devices(),
@@ -423,7 +504,12 @@ class VirtualTable:
             self._pacer.stop = stop if stop is not None else self._idle
             self._dealing = True
             try:
-                record = self._play(_ScriptCursor(script) if script is not None else None)
+                if self.variant == "draw5":
+                    from simulators.draw import play_draw  # draw builds on this module
+
+                    record = play_draw(self)
+                else:
+                    record = self._play(_ScriptCursor(script) if script is not None else None)
             finally:
                 self._dealing = False
                 self._pacer.stop = self._idle
@@ -702,9 +788,19 @@ class VirtualTable:
             board = [self._deck[u] for u in hand.board]
             for seat in hand.live:
                 strength[seat] = best_hand([self._deck[u] for u in hand.hole[seat]] + board)
+        return self._pay(hand, strength, sum(hand.antes.values()))
+
+    def _pay(
+        self, hand: _Hand, strength: Mapping[int, HandValue], dead: int
+    ) -> tuple[dict[int, int], list[PotAward]]:
+        """Split the pot by ``strength`` (empty: nobody shows) and push it to the winners.
+
+        ``dead`` is the money in the pot that no seat bet in this hand's rounds (antes, a
+        carried-over pot): every seat still in can win it.
+        """
         awards: dict[int, int] = {}
         pots: list[PotAward] = []
-        for pot in build_pots(hand.contributions, hand.live, sum(hand.antes.values())):
+        for pot in build_pots(hand.contributions, hand.live, dead):
             contenders = [s for s in hand.order if s in pot.eligible]
             eligible = tuple(contenders)
             if all(s in strength for s in contenders):
@@ -748,18 +844,7 @@ class VirtualTable:
         winners: dict[int, int],
         pots: list[PotAward],
     ) -> HandRecord:
-        for seat, pile in self._piles.items():
-            pile.tidy(self._float)
-            paid = hand.contributions[seat] + hand.antes.get(seat, 0)
-            expected = stacks_before[seat] - paid + winners.get(seat, 0)
-            if pile.value != expected:
-                raise AssertionError(f"seat {seat} holds {pile.value}, the ledger says {expected}")
-        stacks_after = self.stacks
-        left = tuple(s for s in hand.order if stacks_after[s] == 0)
-        for seat in left:
-            del self._piles[seat]
-        if self._piles:
-            self._button = clockwise_from(hand.button, self.seated())[0]
+        stacks_after, left = self._settle(hand, stacks_before, winners)
         return HandRecord(
             number=hand.number,
             button=hand.button,
@@ -787,7 +872,29 @@ class VirtualTable:
             ante=self.ante,
             ante_mode=self.ante_mode,
             unit=self.unit,
+            outcome="showdown" if showdown else "uncontested",
         )
+
+    def _settle(
+        self, hand: _Hand, stacks_before: Mapping[int, int], winners: Mapping[int, int]
+    ) -> tuple[dict[int, int], tuple[int, ...]]:
+        """Check every stack against the ledger, see off the busted players, move the button.
+
+        Returns the stacks after the hand and the seats that left.
+        """
+        for seat, pile in self._piles.items():
+            pile.tidy(self._float)
+            paid = hand.contributions[seat] + hand.antes.get(seat, 0)
+            expected = stacks_before[seat] - paid + winners.get(seat, 0)
+            if pile.value != expected:
+                raise AssertionError(f"seat {seat} holds {pile.value}, the ledger says {expected}")
+        stacks_after = self.stacks
+        left = tuple(s for s in hand.order if stacks_after[s] == 0)
+        for seat in left:
+            del self._piles[seat]
+        if self._piles:
+            self._button = clockwise_from(hand.button, self.seated())[0]
+        return stacks_after, left
 
     # running --------------------------------------------------------------------------------
 

@@ -49,8 +49,8 @@ class VirtualTableRig:
 
     With a ``recorder`` the devices write into it instead of ptys or TCP servers: every frame,
     in order, in memory (``device_urls`` then name ``memory://<device>``).
-    ``limit``, ``ante``, ``ante_mode``, ``aggression`` and ``all_in_share`` go to the table
-    (see ``VirtualTable``).
+    ``limit``, ``ante``, ``ante_mode``, ``aggression``, ``all_in_share``, ``variant`` and
+    ``second_round_all_check`` go to the table (see ``VirtualTable``).
     """
 
     def __init__(
@@ -76,6 +76,8 @@ class VirtualTableRig:
         ante_mode: str = "each",
         aggression: float = 0.0,
         all_in_share: float = 0.3,
+        variant: str = "holdem",
+        second_round_all_check: str = "carry_over",
         recorder: Recorder | None = None,
     ) -> None:
         self._runner: threading.Thread | None = None
@@ -125,6 +127,8 @@ class VirtualTableRig:
                 ante_mode=ante_mode,
                 aggression=aggression,
                 all_in_share=all_in_share,
+                variant=variant,
+                second_round_all_check=second_round_all_check,
             )
         except BaseException:
             self.close()

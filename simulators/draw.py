@@ -162,8 +162,13 @@ class _DrawGame:
         )
 
     def _antes(self) -> None:
-        """Every seat's ante into the pot, on top of a carried-over pot: one inventory."""
+        """Every seat's ante into the pot, on top of a carried-over pot: one inventory.
+
+        A carried-over pot is first changed into big chips at the float: it holds the small
+        chips of earlier antes, which the stacks need as change for this game's antes.
+        """
         t, hand = self.t, self.hand
+        hand.pot.colour_up(t._float, 0)
         for seat in hand.order:
             pile = t._piles[seat]
             amount = min(t.ante, pile.value)

@@ -186,6 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--hands", type=int, default=None, help="deal this many hands, then exit")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--pace", type=float, default=0.3, help="seconds between dealer actions")
+    s.add_argument("--variant", choices=["holdem", "draw5"], default=None,
+                   help="game to deal (default: the config's [game] variant)")
+    s.add_argument("--ante", type=int, default=None,
+                   help="ante per seat (default: the config's; draw5: 0 means one smallest "
+                   "chip)")
     s.add_argument("--phh", help="deal this PHH hand history (one hand) instead of random hands")
     s.add_argument("--scenario", help="play this test scenario (a YAML file of "
                    "simulators/scenarios) instead of random hands")

@@ -35,14 +35,17 @@ from tablesvc.service import Service
 PLAYERS = {1: "Alice", 2: "Bob", 3: "Carol", 4: "Dave", 5: "Erin", 6: "Frank"}
 
 
-def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int, variant: str) -> Path:
+def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int) -> Path:
+    """The service's config for the rig's table: the same game, stakes, devices and tags."""
+    table = rig.table
     devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in rig.device_urls().items())
     players = "".join(f'[[players]]\nseat = {s}\nname = "{n}"\nstack = {stack}\n'
                       for s, n in PLAYERS.items())
     path = work / "table.toml"
     path.write_text(
         f'[table]\nvenue = "demo"\nid = "t01"\nseats = 10\n\n'
-        f'[game]\nvariant = "{variant}"\nsmall_blind = 50\nbig_blind = 100\n\n'
+        f'[game]\nvariant = "{table.variant}"\nsmall_blind = {table.small_blind}\n'
+        f"big_blind = {table.big_blind}\nante = {table.ante}\n\n"
         f"{devices}\n"
         f'[registry]\ndecks = "{rig.decks_dir}"\nchips = "{rig.chips_path}"\n\n{players}\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\nprotocol = "auto"\n\n'
@@ -93,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=None, help="shuffle seed (default: random)")
     p.add_argument("--pace", type=float, default=0.25, help="seconds between dealer actions")
     p.add_argument("--stack", type=int, default=10_000)
-    p.add_argument("--variant", choices=["holdem"], default="holdem")
+    p.add_argument("--variant", choices=["holdem", "draw5"], default="holdem",
+                   help="hold'em, or five-card draw (antes, no blinds)")
+    p.add_argument("--ante", type=int, default=0,
+                   help="ante per seat; draw5 with 0 antes one smallest chip")
     p.add_argument("--keep", action="store_true", help="keep the work folder (journal, logs)")
     args = p.parse_args(argv)
 
@@ -112,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     broker = EmbeddedBroker(port)
     broker.start()
     rig = VirtualTableRig(work / "sim", seats=dict.fromkeys(PLAYERS, args.stack),
-                          seed=args.seed, pace=args.pace, chips=work / "chips.json")
-    cfg_path = write_config(work, rig, port, args.stack, args.variant)
+                          seed=args.seed, pace=args.pace, chips=work / "chips.json",
+                          variant=args.variant, ante=args.ante)
+    cfg_path = write_config(work, rig, port, args.stack)
     service = Service(load_config(cfg_path), cfg_path)
     worker = threading.Thread(target=service.run, name="service", daemon=True)
     watcher = Watcher(port, console)

@@ -59,20 +59,34 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
     game = cfg.game
     if scenario is not None:
         return _run_scenario(scenario, folder, cfg, cfg_path, args, stop)
-    rig = VirtualTableRig(
-        folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),
-        chips=resolve(cfg_path, cfg.registry.chips), seats=seats,
-        small_blind=script.small_blind if script else game.small_blind,
-        big_blind=script.big_blind if script else game.big_blind,
-        ante=script.ante if script else game.ante,
-        ante_mode=script.ante_mode if script else game.ante_mode,
-        limit=script.limit.value if script else game.limit,
-        button=script.button if script else None, seed=args.seed, pace=args.pace,
-    )
+    variant = getattr(args, "variant", None) or game.variant
+    ante = game.ante if getattr(args, "ante", None) is None else args.ante
+    if script is not None and variant != "holdem":
+        print("a PHH script is a hold'em hand: give --variant holdem", file=sys.stderr)
+        return 2
+    try:
+        rig = VirtualTableRig(
+            folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),
+            chips=resolve(cfg_path, cfg.registry.chips), seats=seats,
+            small_blind=script.small_blind if script else game.small_blind,
+            big_blind=script.big_blind if script else game.big_blind,
+            ante=script.ante if script else ante,
+            ante_mode=script.ante_mode if script else game.ante_mode,
+            limit=script.limit.value if script else game.limit,
+            button=script.button if script else None, seed=args.seed, pace=args.pace,
+            variant=variant,
+        )
+    except ValueError as err:
+        print(f"cannot set up the virtual table: {err}", file=sys.stderr)
+        return 2
     try:
         print("# virtual devices are up; put these into the service's config:")
         for name, url in rig.device_urls().items():
             print(f'[devices.{name}]\nurl = "{url}"')
+        table = rig.table
+        if table.variant != game.variant or table.ante != game.ante:
+            print(f'# the virtual table deals {table.variant} with ante {table.ante}: put\n'
+                  f'[game]\nvariant = "{table.variant}"\nante = {table.ante}')
         if script is not None:
             names = dict(zip(script.seats, script.players, strict=False))
             print(f"# the hand of {args.phh}: seat these players (button {script.button}) "
@@ -105,20 +119,27 @@ def _run_scenario(scenario: Scenario, folder: Path, cfg: Config, cfg_path: Path,
     from simulators.scenario import ScenarioError
 
     setup = scenario.setup
-    rig = VirtualTableRig(
-        folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),
-        chips=resolve(cfg_path, cfg.registry.chips), seats=setup.seats,
-        small_blind=setup.small_blind, big_blind=setup.big_blind, ante=setup.ante,
-        ante_mode=setup.ante_mode, limit=setup.limit, button=setup.button, seed=args.seed,
-        pace=args.pace,
-    )
+    try:
+        rig = VirtualTableRig(
+            folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),
+            chips=resolve(cfg_path, cfg.registry.chips), seats=setup.seats,
+            small_blind=setup.small_blind, big_blind=setup.big_blind, ante=setup.ante,
+            ante_mode=setup.ante_mode, limit=setup.limit, button=setup.button,
+            seed=args.seed, pace=args.pace, variant=setup.variant,
+        )
+    except ValueError as err:
+        print(f"cannot set up the virtual table: {err}", file=sys.stderr)
+        return 2
     try:
         print("# virtual devices are up; put these into the service's config:")
         for name, url in rig.device_urls().items():
             print(f'[devices.{name}]\nurl = "{url}"')
+        stakes = (f"ante {setup.ante} each" if setup.variant == "draw5" else
+                  f"blinds {setup.small_blind}/{setup.big_blind}, ante {setup.ante} "
+                  f"({setup.ante_mode})")
         print(f"# scenario {scenario.id} ({scenario.title}): seat these players, button "
-              f"{setup.button} (cmd/button), limit {setup.limit}, blinds {setup.small_blind}/"
-              f"{setup.big_blind}, ante {setup.ante} ({setup.ante_mode}):")
+              f"{setup.button} (cmd/button), variant {setup.variant}, limit {setup.limit}, "
+              f"{stakes}:")
         for seat, stack in setup.seats.items():
             print(f'[[players]]\nseat = {seat}\nname = "P{seat}"\nstack = {stack}')
         sys.stdout.flush()

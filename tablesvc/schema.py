@@ -23,6 +23,8 @@ CONSOLE_BUTTONS: dict[str, str] = {
     "pat (DRAW-02)",
     "CARDS_VIEWED,<seat>": "five-card draw: the player has looked at the cards he drew "
     "(DRAW-07, DRAW-08)",
+    "DECLARE,<seat>": "the player declared his raise aloud: it may come in several motions "
+    "(BET-10)",
     "REDEAL": "five-card draw: the game is dealt again (MISDEAL-15/16, EXPOSE-06, DECK-06)",
 }
 

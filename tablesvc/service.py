@@ -47,6 +47,7 @@ def settings_of(cfg: Config) -> TableSettings:
         clock_ms=int(cfg.rules.timers.clock_s * 1000),
         deliver_ms=int(cfg.rules.timers.deliver_s * 1000),
         all_check=cfg.rules.draw.second_round_all_check,
+        motion_ms=int(cfg.rules.timers.motion_s * 1000),
     )
 
 

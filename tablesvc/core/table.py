@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any
 
 from drivers.devices import get_kind
@@ -89,6 +90,7 @@ class TableSettings:
     clock_ms: int = 30_000  # the action clock, BET-17
     deliver_ms: int = 3000  # T_deliver: a card out of the shoe must reach a zone by then
     all_check: str = "carry_over"  # draw.second_round_all_check (A-23)
+    motion_ms: int = 800  # T_motion: chip arrivals further apart are separate motions (BET-10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +170,10 @@ class TableCore:
         self.deal_done = False  # DEAL-03 announced for this hand
         self.counted = False  # DEAL-03: hole cards counted at the first pre-flop action
         self.round_done: str | None = None  # BET-06: the street whose completion was announced
+        # BET-10: chip motions into each bet zone since the seat's last action: (ms, chips added)
+        self.motions: dict[int, list[tuple[int, int]]] = {}
+        self.zone_chips: dict[str, int] = {}  # chips (pieces) last seen in each zone
+        self.declared: set[int] = set()  # seats that declared a raise aloud (CON:declare)
         self.blind_flags: set[int] = set()  # blind seats flagged blind_missing this hand
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.out_since: tuple[str, int] | None = None  # (uid, ms) of a card between shoe and zone
@@ -524,6 +530,29 @@ class TableCore:
             self._alert("blind_posted_late", "MISDEAL-11", "info",
                         f"seat {seat} has now posted its blind", seat=seat)
 
+    def _string_bet(self, o: Acted) -> None:
+        """BET-10: a raise without a declaration must come in one motion; a single chip
+        larger than the call, undeclared, counts as a call."""
+        d = o.decision
+        motions = self.motions.pop(d.seat, [])
+        declared = d.seat in self.declared
+        self.declared.discard(d.seat)
+        if declared or not o.raised or d.action not in ("bet", "raise") or not motions:
+            return
+        separate = 1 + sum(1 for a, b in pairwise(motions) if b[0] - a[0] > self.s.motion_ms)
+        if separate > 1:
+            self._alert("string_bet_suspected", "BET-10", "warning",
+                        f"seat {d.seat} brought the raise to {d.to} in {separate} motions "
+                        "without declaring it", seat=d.seat,
+                        remedy="only the first motion counts: if it does not reach a legal "
+                        "raise it is a call and the rest goes back; the dealer confirms")
+        elif len(motions) == 1 and motions[0][1] == 1 and d.action == "raise":
+            self._alert("single_chip_treated_as_call", "BET-10", "info",
+                        f"seat {d.seat} put in a single chip larger than the call, without a "
+                        "declaration", seat=d.seat,
+                        remedy="without a declaration a single chip is a call; the dealer "
+                        "confirms and returns the excess")
+
     def _count_hole_cards(self) -> None:
         """DEAL-03: when pre-flop betting begins every live seat holds exactly two cards;
         one short inside the misdeal window is a misdeal if it cannot be redressed
@@ -678,6 +707,16 @@ class TableCore:
                         "`tablesvc chips enroll`", evidence={"zone": zone, "unknown": unknown})
         before = self.zones.get(zone, 0)
         self.zones[zone] = value
+        pieces = len(uids.split(" ")) if uids else 0
+        pieces_before = self.zone_chips.get(zone, 0)
+        self.zone_chips[zone] = pieces
+        if value > before and zone.startswith("B") and zone[1:].isdigit() and self.ledger \
+                and self.ledger.round is not None:
+            seat = int(zone[1:])
+            if value > self.ledger.round.contributed.get(seat, 0):  # beyond what is booked
+                self.motions.setdefault(seat, []).append((ms, pieces - pieces_before))
+        elif zone == "POT" and value > before:
+            self.motions.clear()  # the round's bets were gathered
         ledger = self.ledger
         if ledger is None or not self.in_hand:
             return
@@ -736,6 +775,7 @@ class TableCore:
                     self.hand.fold(d.seat)  # the ledger folded him: the card flow follows
                 if self.book is not None:
                     self.book.act(d, o.raised)
+                self._string_bet(o)
                 if o.street == "preflop":
                     self._count_hole_cards()
                 if o.street in ("preflop", "predraw"):
@@ -911,6 +951,8 @@ class TableCore:
                 if self.ledger is not None:
                     self._money(self.ledger.finalize())
                 self._outcomes(self.hand.announce(int(args[0]), int(args[1])))
+        elif name == "DECLARE" and args and args[0].isdigit():
+            self.declared.add(int(args[0]))  # BET-10: a raise declared aloud
         elif name == "CARDS_VIEWED" and args and args[0].isdigit():
             if self.in_hand and isinstance(self.hand, DrawHand):
                 self._outcomes(self.hand.viewed(int(args[0])))
@@ -960,6 +1002,8 @@ class TableCore:
         self.after_misdeal = False
         self.deal_done = self.counted = False
         self.round_done = None
+        self.motions.clear()
+        self.declared.clear()
         if self.s.variant == "draw5":
             self._new_draw_game(seated, button)
             return

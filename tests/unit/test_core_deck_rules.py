@@ -97,3 +97,47 @@ def test_chips_taken_out_of_a_draw_pot_are_critical() -> None:
                         script.frame("chips", "CHIPS", "POT", pot),
                         script.frame("chips", "CHIPS", "POT", pot.split(" ")[0])])
     assert ("pot_chips_removed", "critical", "POT-09") in alerts(events)
+
+
+def string_bet_inputs(script: Script, box, motions: list[tuple[int, int]],  # type: ignore[no-untyped-def]
+                      declare: bool = False) -> list:  # type: ignore[type-arg]
+    """Three-handed, button 1: blinds 2 and 3, seat 1 raises in the given motions."""
+    deck = make_deck()
+    uids = list(deck)
+    inputs = [script.frame("console", "BTN", "NEWHAND"),
+              script.frame("chips", "CHIPS", "B2", box.uids(50)),
+              script.frame("chips", "CHIPS", "B3", box.uids(100))]
+    for k, seat in enumerate([2, 3, 1, 2, 3, 1]):
+        inputs += script.deal(uids[k], f"S{seat}")
+    if declare:
+        inputs.append(script.frame("console", "BTN", "DECLARE", "1"))
+    chips: list[str] = []
+    for gap, amount in motions:
+        script.ms += gap
+        chips += box.uids(amount).split(" ")
+        inputs.append(script.frame("chips", "CHIPS", "B1", " ".join(chips)))
+    inputs.append(script.frame("chips", "CHIPS", "B2", box.uids(50) + " " + box.uids(250)))
+    return inputs
+
+
+def test_a_raise_in_two_motions_without_a_declaration_is_a_suspected_string_bet() -> None:
+    from tests.helpers import ChipBox
+
+    box = ChipBox()
+    core = make_core(deck=make_deck())
+    core.chip_values = box.values  # chips enrolled as they are handed out
+    script = Script()
+    events = run(core, string_bet_inputs(script, box, [(0, 100), (1500, 200)]))
+    assert ("string_bet_suspected", "warning", "BET-10") in alerts(events)
+
+
+def test_a_declared_raise_or_one_motion_is_no_string_bet() -> None:
+    from tests.helpers import ChipBox
+
+    for motions, declare in (([(0, 100), (1500, 200)], True), ([(0, 300)], False),
+                             ([(0, 100), (100, 200)], False)):  # one motion read twice
+        box = ChipBox()
+        core = make_core(deck=make_deck())
+        core.chip_values = box.values
+        events = run(core, string_bet_inputs(Script(), box, motions, declare))
+        assert not [a for a in alerts(events) if a[0] == "string_bet_suspected"], motions

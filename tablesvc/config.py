@@ -109,6 +109,8 @@ class HoldemRules(_Section):
         "immediate", description="both timings of a late burn are accepted (A-10)")
     premature_count_original_burn: Literal[False] = False
     showdown_order_no_river_bet: Literal["seed_last_action"] = "seed_last_action"
+    qualification_table: bool = Field(
+        False, description="every showdown hand shows both hole cards (SHOW-03, A-20)")
 
 
 class DrawRules(_Section):

@@ -25,6 +25,14 @@ CONSOLE_BUTTONS: dict[str, str] = {
     "(DRAW-07, DRAW-08)",
     "DECLARE,<seat>": "the player declared his raise aloud: it may come in several motions "
     "(BET-10)",
+    "EXPOSED,<uid>,player": "the player exposed his own card: he keeps it (EXPOSE-05)",
+    "SHOWN,<seat>[,<n>]": "at the showdown the seat tabled his hand (n hole cards, default "
+    "all) (SHOW-03/04/05)",
+    "ANNOUNCED,<seat>,<category>": "the dealer announced the seat's hand, e.g. two_pair, "
+    "full_house (SHOW-06/07)",
+    "AWARD,<seat>": "the dealer awards the pot to the seat: checked against the hands before "
+    "the push (POT-05)",
+    "OBJECTION,<seat>": "a player objects to the award (POT-06)",
     "REDEAL": "five-card draw: the game is dealt again (MISDEAL-15/16, EXPOSE-06, DECK-06)",
 }
 

@@ -48,6 +48,7 @@ def settings_of(cfg: Config) -> TableSettings:
         deliver_ms=int(cfg.rules.timers.deliver_s * 1000),
         all_check=cfg.rules.draw.second_round_all_check,
         motion_ms=int(cfg.rules.timers.motion_s * 1000),
+        qualification_table=cfg.rules.he.qualification_table,
     )
 
 

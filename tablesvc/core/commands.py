@@ -57,10 +57,13 @@ class ConfigureCmd(_Cmd):
 
 
 class DeclareCmd(_Cmd):
-    """A floor ruling: a misdeal (the hand is void), or a seat's hand dead or foul."""
+    """A floor ruling: a misdeal (the hand is void), a seat's hand dead or foul, or a rule
+    suspended (and restored) by unanimous agreement of the players (DRAW-10)."""
 
-    ruling: Literal["misdeal", "dead_hand", "foul_hand"]
+    ruling: Literal["misdeal", "dead_hand", "foul_hand", "suspend_rule", "restore_rule"]
     seat: int | None = Field(None, ge=1, le=10)
+    rule: str | None = Field(None, pattern=r"^[A-Z]+-\d{2}$",
+                             description="the RULES.md ID, for suspend_rule/restore_rule")
     reason: str = Field("", max_length=200)
 
 

@@ -52,6 +52,9 @@ from tablesvc.core.links import STALE_AFTER_MS, Link, expire, port_change, recei
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
 
+CATEGORY_WORDS = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
+                  "full house", "four of a kind", "straight flush", "royal flush")
+
 FOREIGN_REMEDY = ("remove the card; while no one has acted this is a misdeal (MISDEAL-09); "
                   "after that the floor cancels the hand and every bet goes back (DECK-05, "
                   "A-08); in draw the game is dealt again (DECK-06); replace the deck")
@@ -90,6 +93,7 @@ class TableSettings:
     clock_ms: int = 30_000  # the action clock, BET-17
     deliver_ms: int = 3000  # T_deliver: a card out of the shoe must reach a zone by then
     all_check: str = "carry_over"  # draw.second_round_all_check (A-23)
+    qualification_table: bool = False  # he.qualification_table (SHOW-03, A-20)
     motion_ms: int = 800  # T_motion: chip arrivals further apart are separate motions (BET-10)
 
 
@@ -174,6 +178,10 @@ class TableCore:
         self.motions: dict[int, list[tuple[int, int]]] = {}
         self.zone_chips: dict[str, int] = {}  # chips (pieces) last seen in each zone
         self.declared: set[int] = set()  # seats that declared a raise aloud (CON:declare)
+        self.shown: dict[int, int] = {}  # seat -> hole cards tabled at the showdown (SHOW-05)
+        self.announced: set[int] = set()  # seats whose hand the dealer announced (SHOW-08)
+        self.awarded = False  # the dealer awarded the pot (CON:pot_awarded, POT-05/06)
+        self.suspended: dict[str, str] = {}  # rule ID -> reason (DRAW-10)
         self.blind_flags: set[int] = set()  # blind seats flagged blind_missing this hand
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.out_since: tuple[str, int] | None = None  # (uid, ms) of a card between shoe and zone
@@ -253,6 +261,9 @@ class TableCore:
     def _alert(self, name: str, rule: str, severity: str, message: str, *, seat: int | None = None,
                remedy: str = "", cards: list[str] | None = None,
                evidence: dict[str, Any] | None = None, **extra: Any) -> None:
+        if rule in self.suspended and severity != "info":
+            severity = "info"  # DRAW-10: the players agreed to suspend this rule
+            message = f"(rule {rule} suspended) {message}"
         self.alert_count += 1
         alert_id = f"{self.s.table}-a{self.alert_count}"
         self._emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
@@ -600,6 +611,14 @@ class TableCore:
             self._note("warning", "card read in an unknown zone", zone=zone)
             return
         self._arrived(uid)
+        if zone == "MUCK" and not self.awarded:
+            owner = hand.owner(uid)
+            if owner is not None and owner in self.announced:
+                self.announced.discard(owner)  # one note per hand is enough
+                self._alert("tabled_hand_mucked", "SHOW-08", "info",
+                            f"seat {owner}'s hand was tabled and announced, then thrown away: "
+                            "it stays in contention", seat=owner,
+                            remedy="take the cards back out; the hand is valid")
         ledger = self.ledger
         if ledger is not None:
             self._money(ledger.finalize())
@@ -921,6 +940,124 @@ class TableCore:
         self._settled(ledger.showdown(holes, ()))
         self.carry = 0
 
+    def _self_exposed(self, uid: str) -> None:
+        """EXPOSE-05: a card the player exposed himself is his: no replacement, no misdeal."""
+        hand = self.hand
+        if not self.in_hand or hand is None:
+            return
+        seat = hand.owner(uid)
+        self._alert("player_exposed_own_card", "EXPOSE-05", "info",
+                    f"seat {seat} exposed his own card" if seat else "a player exposed a card",
+                    seat=seat, remedy="the player keeps the card; no replacement and no "
+                    "misdeal; if he showed it to another player, show one, show all (SHOW-10)")
+
+    def _left_with_live_hand(self, seat: int) -> None:
+        """BET-18: a player with a live hand in which he has put chips must stay seated."""
+        hand, ledger = self.hand, self.ledger
+        if hand is None or ledger is None or seat not in hand.active:
+            return
+        if ledger.contributed.get(seat, 0) > 0 and any(
+                isinstance(a, Acted) and a.decision.seat == seat for a in ledger.history):
+            self._alert("player_left_with_live_hand", "BET-18", "warning",
+                        f"seat {seat} left the table with a live hand he has bet in",
+                        seat=seat, remedy="floor decision, a penalty is possible; when his turn "
+                        "comes he is treated as absent (BET-16)")
+
+    def _showdown_console(self, name: str, args: list[str]) -> None:
+        """The dealer's showdown inputs: a hand tabled (SHOW-05), its announced value
+        (SHOW-06/07), the pot awarded (POT-05), a player's objection (POT-06)."""
+        ledger = self.ledger
+        seat = int(args[0]) if args and args[0].isdigit() else None
+        if name == "OBJECTION":
+            if self.awarded or not self.in_hand:
+                self._alert("late_objection", "POT-06", "info",
+                            f"seat {seat} objected after the pot was awarded: the award stands",
+                            seat=seat, remedy="nothing changes; objections come before the "
+                            "award")
+            return
+        if ledger is None or seat is None or not self.in_hand:
+            return
+        settled = ledger.settled
+        if name == "SHOWN":
+            count = int(args[1]) if len(args) > 1 and args[1].isdigit() else 2
+            self.shown[seat] = count
+        elif name == "ANNOUNCED" and len(args) > 1:
+            self._announced(seat, args[1], settled)
+        elif name == "AWARD":
+            self._award_checked(seat, settled)
+
+    def _announced(self, seat: int, words: str, settled: Settled | None) -> None:
+        shown = next((s for s in settled.showdown if s.seat == seat), None) if settled else None
+        self.announced.add(seat)
+        self.shown.setdefault(seat, 2)
+        category = words.lower().replace("_", " ").replace("-", " ")
+        if category == "royal flush":
+            said = len(CATEGORY_WORDS)
+        elif category in CATEGORY_WORDS:
+            said = CATEGORY_WORDS.index(category) + 1
+        else:
+            self._note("warning", "unknown hand category announced", announced=words)
+            return
+        if shown is None:
+            return
+        actual = shown.value.key[0] + (1 if shown.value.name == "royal flush" else 0)
+        if said == actual:
+            return
+        if said > actual:
+            self._alert("misannounced_hand", "SHOW-07", "warning",
+                        f"seat {seat}'s hand was announced as {category}, but it is "
+                        f"{shown.value.category}", seat=seat,
+                        remedy="the cards speak: correct the announcement; hands folded "
+                        "because of it may come back if they never touched the muck")
+            hand = self.hand
+            if isinstance(hand, HoldemHand):
+                back = [s for s in hand.order if s in hand.folded and hand.hole.get(s)
+                        and all(r.zone != "MUCK" for r in hand.cards.values()
+                                if r.card in hand.hole[s])]
+                if back:
+                    self._alert("folded_hand_recoverable", "SHOW-07", "info",
+                                "folded hands never read at the muck: "
+                                + ", ".join(f"seat {s}" for s in back))
+        else:
+            self._alert("hand_announcement_mismatch", "SHOW-06", "warning",
+                        f"seat {seat}'s hand was announced as {category}, but it is "
+                        f"{shown.value.category}", seat=seat,
+                        remedy="the dealer corrects the announcement; the cards speak")
+
+    def _award_checked(self, seat: int, settled: Settled | None) -> None:
+        """POT-05, SHOW-05, SHOW-03/04: the dealer's award against the computed result."""
+        self.awarded = True
+        if settled is None:
+            self._alert("pot_award_mismatch", "POT-05", "critical",
+                        f"the pot is being awarded to seat {seat} before the hand is decided",
+                        seat=seat, remedy="stop the push; finish the hand first")
+            return
+        winners = {s for a in settled.awards for s in a.winners}
+        if seat not in winners:
+            self._alert("pot_award_mismatch", "POT-05", "critical",
+                        f"the pot is being awarded to seat {seat}; the hands say "
+                        + ", ".join(f"seat {w}" for w in sorted(winners)), seat=seat,
+                        remedy="stop the push: the dealer or floor checks the hands and "
+                        "awards the pot correctly (before the push is finished, POT-06)")
+        if settled.uncontested:
+            return
+        hand = self.hand
+        for w in sorted(winners):
+            shown = self.shown.get(w)
+            if shown is None:
+                self._alert("winner_not_shown", "SHOW-05", "warning",
+                            f"the pot is awarded, but seat {w}'s winning hand was not shown",
+                            seat=w, remedy="the winner shows his hand before the award")
+                continue
+            value = next((s.value for s in settled.showdown if s.seat == w), None)
+            board = set(hand.board) if isinstance(hand, HoldemHand) else set()
+            plays_board = value is not None and bool(board) and set(value.best) <= board
+            if shown < 2 and (self.s.qualification_table or plays_board):
+                self._alert("both_cards_required", "SHOW-04" if plays_board else "SHOW-03",
+                            "warning", f"seat {w} showed {shown} card(s); both hole cards "
+                            "must be shown" + (" to play the board" if plays_board else ""),
+                            seat=w, remedy="no share of the pot until both cards are shown")
+
     def _settled(self, st: Settled) -> None:
         self._settle_info(st)
         for n, shown in enumerate(st.showdown, 1):
@@ -962,15 +1099,20 @@ class TableCore:
         elif name == "PLAYER_ABSENT" and args and args[0].isdigit():
             if self.ledger is not None and self.hand is not None and self.in_hand:
                 seat = int(args[0])
+                self._left_with_live_hand(seat)
                 self._money(self.ledger.absent(seat))  # first: the fold is then his own
                 self._outcomes(self.hand.player_absent(seat, self.window_open))
         elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args
                                                and args[0] == "redress_impossible"):
             if self.hand is not None and self.in_hand:
                 self._outcomes(self.hand.redress_impossible(self.window_open))
+        elif name == "EXPOSED" and len(args) >= 2 and args[1] == "player":
+            self._self_exposed(args[0])
         elif name == "EXPOSED" and args:
             if self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.exposed(args[0], self.window_open))
+        elif name in ("SHOWN", "ANNOUNCED", "AWARD", "OBJECTION"):
+            self._showdown_console(name, args)
         elif name in ("BOXED", "BOXED_CARD"):
             if self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.boxed(args[0] if args else None, self.window_open))
@@ -1004,6 +1146,9 @@ class TableCore:
         self.round_done = None
         self.motions.clear()
         self.declared.clear()
+        self.shown = {}
+        self.announced = set()
+        self.awarded = False
         if self.s.variant == "draw5":
             self._new_draw_game(seated, button)
             return
@@ -1113,6 +1258,8 @@ class TableCore:
                             "button", seat=a.odd_chip_seat)
 
     def _declare(self, cmd: Any) -> Any:
+        if cmd.ruling in ("suspend_rule", "restore_rule"):
+            return self._suspend(cmd)
         if not self.in_hand:
             raise CommandError("no hand is running")
         if cmd.ruling == "misdeal":
@@ -1131,6 +1278,23 @@ class TableCore:
                     remedy="the dealer kills the hand: its cards go to the muck")
         self._outcomes(hand.fold(cmd.seat))
         return {"ruling": cmd.ruling, "seat": cmd.seat}
+
+    def _suspend(self, cmd: Any) -> Any:
+        """DRAW-10: all players agree to set a rule aside; its alerts become info."""
+        if cmd.rule is None:
+            raise CommandError(f"{cmd.ruling} needs the rule ID, e.g. \"rule\": \"SEAT-10\"")
+        if cmd.ruling == "restore_rule":
+            if self.suspended.pop(cmd.rule, None) is None:
+                raise CommandError(f"rule {cmd.rule} is not suspended; suspended: "
+                                   f"{', '.join(sorted(self.suspended)) or 'none'}")
+            self._alert("rule_restored", "DRAW-10", "info", f"rule {cmd.rule} applies again")
+            return {"restored": cmd.rule}
+        self.suspended[cmd.rule] = cmd.reason
+        self._alert("rule_suspended", "DRAW-10", "info",
+                    f"the players agreed to suspend rule {cmd.rule}"
+                    + (f" ({cmd.reason})" if cmd.reason else "")
+                    + ": its alerts are reported as info until it is restored")
+        return {"suspended": sorted(self.suspended)}
 
     def _misdeal(self, why: str) -> bool:
         """R10: the hand is void, every chip goes back, the next deal keeps the button."""

@@ -1,4 +1,4 @@
-"""Test scenarios (RULES.md §4): a hold'em hand with injected errors, played physically.
+"""Test scenarios (RULES.md §4): a hand with injected errors, played physically.
 
 A scenario file (YAML, ``simulators/scenarios/*.yaml``) says who sits where, then lists the
 physical actions of the hand in order: cards out of the shoe, cards moved by hand, chips into
@@ -12,17 +12,21 @@ Format (every key but ``id``, ``setup`` and ``steps`` is optional)::
     title: Clean hand
     rules: [SHOW-01]
     setup:
+      variant: holdem             # or draw5 (five-card draw, docs/DRAW.md)
       seats: {1: 10000, 2: 10000, 3: 10000, 4: 10000}
-      button: 4
+      button: 4                   # in draw5: the dealer
       blinds: [100, 200]          # also: ante, ante_mode, limit
       deck: [Ah, 7c, Kd]          # first cards out of the shoe; the rest follow shuffled
-      seed: 1                     # the shuffle of the rest
+      seed: 1                     # the shuffle of the rest, and of reshuffled packs
     steps:
       - newhand                   # console NEWHAND (after the shuffle and cut)
+      - antes                     # every seat's setup.ante into the pot (or {1: 25, 2: 0})
       - bet: {seat: 1, to: 100}   # the seat's bet zone now holds this round total
       - deal: {to: S1}            # the next card of the shoe (or card: Ah; face: up)
+      - deal: {to: [S1, S2], rounds: 5}  # one card at a time, S1 S2 S1 S2 ... (10 cards)
       - check: 1
-      - fold: 4                   # the seat's cards into the muck, one motion
+      - fold: 4                   # the seat's cards into the muck, one motion; in draw5
+                                  # the console's FOLD,4 comes first (A-29)
       - gather                    # bet zones into the pot
       - move: {card: "#2", to: S2}      # DEP where it lies + ARR (also cards: [...])
       - depart: {zone: S3, card: "#2"}  # DEP only: the card is in the dealer's hand
@@ -32,13 +36,23 @@ Format (every key but ``id``, ``setup`` and ``steps`` is optional)::
       - unknown_tag: {to: S4}           # a tag of no deck (a Joker), also name: JOKER
       - push: {1: 27600}                # the dealer pushes chips of the pot to seats
       - collect                         # every card into the muck
+      - console: [DRAW, 1, 3]           # draw5: S1 announces three cards
+      - reshuffle: {cards: ["#1", "#9"]}  # draw5: DEP,MUCK of these, plus what is left in
+                                          # the shoe (the bottom card), shuffled with the
+                                          # seed: the shoe sends DECK, top first
+                                          # (order: [...] fixes the pack's order)
     expect:
       alerts: [{name: card_exposed, severity: warning, seat: 2, rule: EXPOSE-02}]
       outcome: {reason: showdown, stacks: {1: 27600}, awards: [{amount: 900, shares: {1: 900}}]}
 
-Cards are named ``Ah`` or ``#k`` (the k-th card out of the shoe in this hand, as RULES.md
-writes them); seats are ``3`` or ``S3``. A bare ``push`` pushes what ``expect.outcome.awards``
-says.
+Cards are named ``Ah``, ``#k`` (the k-th card out of the shoe in this hand, as RULES.md
+writes them) or ``rK`` (the K-th card of the last reshuffled pack, as RULES.md T23 names
+them). The cards of a new pack are counted on: the first one dealt from it is #(cards out
+so far + 1). Inside a ``reshuffle`` step, ``#k`` past the cards out names a card still in the
+shoe (``#52`` is the bottom card once 51 are out), so ``order`` can place it. Seats are ``3``
+or ``S3``. A bare ``push`` pushes what ``expect.outcome.awards`` says. Outcome reasons:
+showdown, uncontested, misdeal, cancelled, and checked_out (a draw game checked around: the
+pot stays for the next game).
 """
 
 from __future__ import annotations
@@ -77,18 +91,20 @@ __all__ = [
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 CARD_ZONES = frozenset({*(f"S{s}" for s in range(1, 11)), "BOARD", "BURN", "MUCK"})
 SEVERITIES = ("info", "warning", "critical")
-REASONS = ("showdown", "uncontested", "misdeal", "cancelled")
-BARE_STEPS = frozenset({"newhand", "gather", "collect", "push"})
+REASONS = ("showdown", "uncontested", "misdeal", "cancelled", "checked_out")
+VARIANTS = ("holdem", "draw5")
+BARE_STEPS = frozenset({"newhand", "gather", "collect", "push", "antes"})
 STEP_KINDS = frozenset(
     {
         *BARE_STEPS,
         "deal", "arrive", "depart", "move", "return", "bet", "check", "fold", "console",
-        "unknown_tag",
+        "unknown_tag", "reshuffle",
     }
 )
 _NAME_RE = re.compile(r"[A-Z][A-Z0-9_]{0,31}\Z")
 _ARG_RE = re.compile(r"[^$,*\r\n]{1,64}\Z")
 _INDEX_RE = re.compile(r"#([1-9][0-9]?)\Z")
+_PACK_RE = re.compile(r"r([1-9][0-9]?)\Z")
 
 
 class ScenarioError(ValueError):
@@ -99,6 +115,7 @@ class ScenarioError(ValueError):
 class Setup:
     seats: dict[int, int]
     button: int
+    """The dealer button; in five-card draw the dealer's seat."""
     small_blind: int = 100
     big_blind: int = 200
     ante: int = 0
@@ -106,6 +123,7 @@ class Setup:
     limit: str = "no-limit"
     deck: tuple[str, ...] = ()
     seed: int = 0
+    variant: str = "holdem"
 
 
 @dataclass(frozen=True)
@@ -231,7 +249,7 @@ def _setup(raw: Any, source: str) -> Setup:
     if not isinstance(raw, dict):
         raise ScenarioError(f"{where}: must be a mapping")
     unknown = set(raw) - {"seats", "button", "blinds", "ante", "ante_mode", "limit", "deck",
-                          "seed"}
+                          "seed", "variant"}
     if unknown:
         raise ScenarioError(f"{where}: unknown keys {sorted(map(str, unknown))}")
     seats = _seat_map(raw.get("seats"), f"{where}: seats")
@@ -252,9 +270,13 @@ def _setup(raw: Any, source: str) -> Setup:
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise ScenarioError(f"{where}: seed must be an integer")
+    variant = raw.get("variant", "holdem")
+    if variant not in VARIANTS:
+        raise ScenarioError(f"{where}: variant must be one of {list(VARIANTS)}")
     return Setup(
         seats=seats,
         button=button,
+        variant=variant,
         small_blind=sb,
         big_blind=bb,
         ante=_amount(raw.get("ante", 0), f"{where}: ante"),
@@ -269,9 +291,18 @@ def _card_ref(value: Any, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return f"#{value}"
     if isinstance(value, str) and (is_card(value) or _INDEX_RE.match(value)
-                                   or _NAME_RE.match(value)):
+                                   or _PACK_RE.match(value) or _NAME_RE.match(value)):
         return value
-    raise ScenarioError(f"{where}: {value!r} is not a card (Ah, '#3' or a tag name)")
+    raise ScenarioError(f"{where}: {value!r} is not a card (Ah, '#3', 'r2' or a tag name)")
+
+
+def _card_list(value: Any, where: str, key: str) -> list[str]:
+    if not isinstance(value, list):
+        raise ScenarioError(f"{where}: {key} must be a list of cards")
+    refs = [_card_ref(c, where) for c in value]
+    if len(set(refs)) != len(refs):
+        raise ScenarioError(f"{where}: {key} names a card twice")
+    return refs
 
 
 def _zone(value: Any, where: str) -> str:
@@ -312,9 +343,17 @@ def _step(raw: Any, n: int, source: str, setup: Setup) -> Step:
             raise ScenarioError(f"{where}: takes no arguments")
         return Step(n, kind)
     if kind == "deal":
-        a = _keys(args, where, {"to"}, {"card", "face"})
-        checked: dict[str, Any] = {"to": _zone(a["to"], where)}
+        a = _keys(args, where, {"to"}, {"card", "face", "rounds"})
+        zones = a["to"] if isinstance(a["to"], list) else [a["to"]]
+        rounds = a.get("rounds", 1)
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise ScenarioError(f"{where}: rounds must be a positive number")
+        checked: dict[str, Any] = {"to": [_zone(z, where) for z in zones], "rounds": rounds}
+        if not zones:
+            raise ScenarioError(f"{where}: to names no zone")
         if "card" in a:
+            if len(zones) != 1 or rounds != 1:
+                raise ScenarioError(f"{where}: a named card goes to one zone, once")
             checked["card"] = _card_ref(a["card"], where)
         face = a.get("face", "down")
         if face not in ("up", "down"):
@@ -361,6 +400,25 @@ def _step(raw: Any, n: int, source: str, setup: Setup) -> Step:
         if bad:
             raise ScenarioError(f"{where}: arguments {bad} cannot go into a frame")
         return Step(n, kind, [name, *out])
+    if kind == "antes":
+        if args is None:
+            if setup.ante <= 0:
+                raise ScenarioError(f"{where}: a bare 'antes' needs setup.ante")
+            return Step(n, kind)
+        antes = _seat_map(args, where)
+        empty = sorted(set(antes) - set(setup.seats))
+        if empty:
+            raise ScenarioError(f"{where}: seats {empty} are empty")
+        return Step(n, kind, antes)
+    if kind == "reshuffle":
+        if setup.variant != "draw5":
+            raise ScenarioError(f"{where}: a reshuffle of the stub belongs to five-card draw "
+                                "(setup.variant: draw5)")
+        a = _keys(args, where, {"cards"}, {"order"})
+        checked = {"cards": _card_list(a["cards"], where, "cards")}
+        if "order" in a:
+            checked["order"] = _card_list(a["order"], where, "order")
+        return Step(n, kind, checked)
     if kind == "unknown_tag":
         a = _keys(args, where, {"to"}, {"name"})
         name = a.get("name", "JOKER")
@@ -462,6 +520,10 @@ class ScenarioPlayer:
         self._where: dict[str, str | None] = {}
         self._drawn: list[str] = []
         self._shoe: list[str] = []
+        self._pack: list[str] = []
+        """The last reshuffled pack, top first: what ``rK`` names."""
+        self._fresh: set[str] = set()
+        """Cards of that pack not dealt from it yet: each gets a new index when it is."""
         self._hands = 0
         self.step: Step | None = None
 
@@ -472,13 +534,24 @@ class ScenarioPlayer:
         at = f"step {step.number} ({step.kind})" if step is not None else "setup"
         return ScenarioError(f"{self.scenario.source}: {at}: {problem}")
 
-    def _uid(self, ref: str) -> str:
+    def _uid(self, ref: str, ahead: bool = False) -> str:
+        """The tag ``ref`` names; ``ahead``: ``#k`` may name a card still in the shoe."""
         m = _INDEX_RE.match(ref)
         if m:
             k = int(m.group(1))
-            if k > len(self._drawn):
-                raise self._fail(f"card {ref}: only {len(self._drawn)} cards are out")
+            out = len(self._drawn)
+            if ahead and out < k <= out + len(self._shoe):
+                return self._shoe[k - out - 1]
+            if k > out:
+                raise self._fail(f"card {ref}: only {out} cards are out")
             return self._drawn[k - 1]
+        m = _PACK_RE.match(ref)
+        if m:
+            k = int(m.group(1))
+            if k > len(self._pack):
+                raise self._fail(f"card {ref}: the last reshuffled pack holds "
+                                 f"{len(self._pack)} cards")
+            return self._pack[k - 1]
         if ref in self._uid_of:
             return self._uid_of[ref]
         if ref in self._tags:
@@ -491,10 +564,17 @@ class ScenarioPlayer:
         self._rng.shuffle(rest)
         self._shoe = [self._uid_of[c] for c in order + rest]
         self._drawn = []
+        self._pack = []
+        self._fresh = set()
         self._hands += 1
 
     def _note_drawn(self, uid: str) -> None:
-        if uid not in self._drawn:
+        """Number a card leaving the shoe: a card put back keeps its index (RULES.md §2.1), a
+        card of a reshuffled pack is counted anew."""
+        if uid in self._fresh:
+            self._fresh.discard(uid)
+            self._drawn.append(uid)
+        elif uid not in self._drawn:
             self._drawn.append(uid)
 
     def _arr(self, zone: str, uid: str) -> None:
@@ -550,11 +630,51 @@ class ScenarioPlayer:
         self._console.send("BTN", "NEWHAND")
 
     def _do_deal(self, args: dict[str, Any]) -> None:
-        if not self._shoe and "card" not in args:
-            raise self._fail("the shoe is empty (press NEWHAND first)")
-        uid = self._uid(args["card"]) if "card" in args else self._shoe[0]
-        self._draw(uid, args["face"])
-        self._arr(args["to"], uid)
+        for turn in range(args["rounds"]):
+            for i, zone in enumerate(args["to"]):
+                if turn or i:
+                    self._pacer.step()  # one card at a time
+                if not self._shoe and "card" not in args:
+                    raise self._fail("the shoe is empty (press NEWHAND first)")
+                uid = self._uid(args["card"]) if "card" in args else self._shoe[0]
+                self._draw(uid, args["face"])
+                self._arr(zone, uid)
+
+    def _do_antes(self, args: dict[int, int] | None) -> None:
+        """Antes straight into the pot, on top of whatever lies there: one inventory."""
+        setup = self.scenario.setup
+        antes = args if args is not None else dict.fromkeys(setup.seats, setup.ante)
+        pot = self._zone("POT")
+        for seat, amount in antes.items():
+            stack = self.stacks[seat]
+            if amount > stack.value:
+                raise self._fail(f"seat {seat} has {stack.value}, cannot ante {amount}")
+            pot.add(stack.take(amount, self._float))
+        self._set_chips("POT", pot)
+
+    def _do_reshuffle(self, args: dict[str, list[str]]) -> None:
+        """The named cards and what is left in the shoe become the new pack (DRAW-05)."""
+        taken = [self._uid(ref) for ref in args["cards"]]
+        order = [self._uid(ref, ahead=True) for ref in args.get("order", [])]
+        for ref, uid in zip(args["cards"], taken, strict=True):
+            if self._where.get(uid) is None:
+                raise self._fail(f"card {ref} is not on the table")
+        for uid in taken:
+            self._dep(uid)
+            del self._where[uid]
+        pack = taken + self._shoe
+        if order:
+            if sorted(order) != sorted(pack):
+                names = [self._deck.get(u, u) for u in pack]
+                raise self._fail(f"order must list exactly the cards of the pack: {names}")
+            pack = order
+        else:
+            self._rng.shuffle(pack)
+        self._shoe = list(pack)
+        self._pack = list(pack)
+        self._fresh = set(pack)
+        if self._shoe_dev is not None:
+            self._shoe_dev.send("DECK", " ".join(pack))
 
     def _do_unknown_tag(self, args: dict[str, Any]) -> None:
         name = args["name"]
@@ -610,6 +730,8 @@ class ScenarioPlayer:
         held = [u for u, z in self._where.items() if z == f"S{seat}"]
         if not held:
             raise self._fail(f"seat {seat} has no cards to fold")
+        if self.scenario.setup.variant == "draw5":
+            self._console.send("BTN", "FOLD", str(seat))  # the dealer confirms it (A-29)
         for uid in held:
             self._dep(uid)
             self._arr("MUCK", uid)
@@ -629,7 +751,9 @@ class ScenarioPlayer:
 
     def _do_console(self, args: list[str]) -> None:
         name, *rest = args
-        fields = [self._uid(a) if is_card(a) or _INDEX_RE.match(a) or a in self._tags else a
+        fields = [self._uid(a)
+                  if is_card(a) or _INDEX_RE.match(a) or _PACK_RE.match(a) or a in self._tags
+                  else a
                   for a in rest]
         self._console.send("BTN", name, *fields)
 

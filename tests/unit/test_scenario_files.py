@@ -29,19 +29,23 @@ def frames_of(recorded: list[tuple[str, bytes]]) -> list[tuple[str, str, tuple[s
     return out
 
 
-def test_every_holdem_scenario_is_shipped_and_loads() -> None:
-    ids = [load_scenario(p).id for p in FILES]
-    assert ids == [f"T{n:02d}" for n in range(1, 23)]
+def test_every_scenario_is_shipped_and_loads() -> None:
+    by_variant: dict[str, list[str]] = {}
     for path in FILES:
         sc = load_scenario(path)
         assert sc.title and sc.rules and sc.steps, path
+        by_variant.setdefault(sc.setup.variant, []).append(sc.id)
+    assert by_variant["holdem"] == [f"T{n:02d}" for n in range(1, 23)]
+    assert sorted(by_variant["draw5"]) == sorted(
+        ["T23", "T24", "T25", "T25b", "T25c", *(f"D{n:02d}" for n in range(1, 21))])
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_every_scenario_plays_on_the_virtual_table(path: Path) -> None:
     sc = load_scenario(path)
     table, recorded = recorded_table(sc.setup.seats, seed=1, small_blind=sc.setup.small_blind,
-                                     big_blind=sc.setup.big_blind, button=sc.setup.button)
+                                     big_blind=sc.setup.big_blind, button=sc.setup.button,
+                                     variant=sc.setup.variant, ante=sc.setup.ante)
     stacks = play_scenario(table, sc)
     assert sum(stacks.values()) + _on_table(recorded, table.chip_values) == sum(
         sc.setup.seats.values())

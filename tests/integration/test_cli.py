@@ -360,8 +360,8 @@ def test_replay_of_a_hand_written_journal_prints_the_events_the_hand_implies(
     # the journal has no chip reader and no betting: the blinds never reach their zones and
     # the flop comes while the pre-flop betting is still open — exactly what replay must say
     assert [(e["name"], e["seat"]) for e in events if e["type"] == "alert"] == [
-        ("blind_missing", 1), ("blind_missing", 2), ("burn_premature", None),
-        ("premature_card", None)]
+        ("blind_missing", 1), ("blind_missing", 2), ("deal_complete", None),
+        ("burn_premature", None), ("premature_card", None)]
     cards = [e for e in events if e["type"] in
              ("hand_started", "card_dealt", "hole_cards", "burn", "board", "hand_ended")]
     assert [e["type"] for e in cards] == [

@@ -26,6 +26,8 @@ CONSOLE_BUTTONS: dict[str, str] = {
     "DECLARE,<seat>": "the player declared his raise aloud: it may come in several motions "
     "(BET-10)",
     "EXPOSED,<uid>,player": "the player exposed his own card: he keeps it (EXPOSE-05)",
+    "KNOCK": "the dealer knocks before the next street; open betting issues are flagged "
+    "(BOARD-04)",
     "SHOWN,<seat>[,<n>]": "at the showdown the seat tabled his hand (n hole cards, default "
     "all) (SHOW-03/04/05)",
     "ANNOUNCED,<seat>,<category>": "the dealer announced the seat's hand, e.g. two_pair, "

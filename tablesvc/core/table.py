@@ -804,7 +804,7 @@ class TableCore:
                 self._emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount, to=d.to,
                            stack=ledger.stacks[d.seat], pot=ledger.pot_total)
                 if d.action == "fold" and not o.deemed:
-                    self._alert("fold_recorded", "BET-26", "info",
+                    self._alert("fold_recorded", "BET-26" if ledger.draw else "BET-08", "info",
                                 f"seat {d.seat} folded; the cards may not be picked up again",
                                 seat=d.seat)
             elif isinstance(o, Problem):
@@ -939,6 +939,23 @@ class TableCore:
         holes = {s: hand.cards_of(s) for s in ledger.live}
         self._settled(ledger.showdown(holes, ()))
         self.carry = 0
+
+    def _knock(self) -> None:
+        """BOARD-04: the dealer knocks before the next street; after it, objections about the
+        round just played are not recognised, so an issue still open must be settled now."""
+        ledger = self.ledger
+        if ledger is None or not self.in_hand or ledger.round is None:
+            return
+        self._money(ledger.finalize())
+        rnd = ledger.round
+        issues = [f"seat {s}'s out-of-turn bet is still held" for s in sorted(ledger.held)]
+        issues += [f"seat {s} is {rnd.to_call(s)} short of the bet" for s in rnd.active
+                   if ledger.stacks.get(s, 0) > 0 and rnd.to_call(s) > 0]
+        if issues:
+            self._alert("round_closed_with_open_issue", "BOARD-04", "warning",
+                        "the dealer knocked while the betting round has open issues: "
+                        + "; ".join(issues), remedy="settle them before dealing the next "
+                        "street; after the knock they are no longer recognised")
 
     def _self_exposed(self, uid: str) -> None:
         """EXPOSE-05: a card the player exposed himself is his: no replacement, no misdeal."""
@@ -1111,6 +1128,8 @@ class TableCore:
         elif name == "EXPOSED" and args:
             if self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.exposed(args[0], self.window_open))
+        elif name == "KNOCK":
+            self._knock()
         elif name in ("SHOWN", "ANNOUNCED", "AWARD", "OBJECTION"):
             self._showdown_console(name, args)
         elif name in ("BOXED", "BOXED_CARD"):

@@ -217,7 +217,7 @@ def test_misdeal_voids_the_hand_returns_every_chip_and_keeps_the_button():
     ended = t.of(ev.HandEnded)
     assert [e.reason for e in ended] == ["misdeal"]
     assert {s.seat: s.stack for s in ended[0].stacks} == {1: 1000, 2: 1000, 3: 1000}
-    t.deal(("4c", "S1"))  # a card before the reshuffle
+    t.deal(("4c", "S1"))  # a card before the reshuffle: MISDEAL-03, no shuffle
     assert "deal_without_shuffle" in [a.name for a in t.of(ev.Alert)]
     again = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
     assert again.button == first.button  # R10: same button, blinds posted again

@@ -120,3 +120,31 @@ def test_a_suspended_rule_reports_as_info_until_restored() -> None:
     core.apply(script.cmd("declare", ruling="restore_rule", rule="SEAT-10"))
     refused = core.apply(script.cmd("declare", ruling="restore_rule", rule="SEAT-10"))
     assert not refused.replies[0].ok and "not suspended" in (refused.replies[0].error or "")
+
+
+def test_knocking_while_a_seat_is_short_of_the_bet_flags_the_open_issue() -> None:
+    deck = make_deck()
+    uids = list(deck)
+    core = make_core(deck=deck)
+    from tests.helpers import ChipBox
+
+    box = ChipBox()
+    core.chip_values = box.values
+    script = Script()
+    inputs = [script.frame("console", "BTN", "NEWHAND"),
+              script.frame("chips", "CHIPS", "B2", box.uids(50)),
+              script.frame("chips", "CHIPS", "B3", box.uids(100))]
+    for k, seat in enumerate([2, 3, 1, 2, 3, 1]):
+        inputs += script.deal(uids[k], f"S{seat}")
+    inputs.append(script.frame("chips", "CHIPS", "B1", box.uids(100)))  # seat 1 calls
+    run(core, inputs)
+    got = alerts(btn(core, script, "KNOCK"))  # seat 2 (small blind) has not completed
+    assert got == [("round_closed_with_open_issue", "BOARD-04", None)]
+    run(core, [script.frame("chips", "CHIPS", "B2", box.uids(100))])  # he completes
+    run(core, [script.frame("console", "BTN", "CHECK", "3")])
+    assert alerts(btn(core, script, "KNOCK")) == []
+
+
+def test_knocking_after_a_settled_round_is_quiet() -> None:
+    core, script, _ = checked_down()
+    assert alerts(btn(core, script, "KNOCK")) == []

@@ -249,6 +249,7 @@ def test_d12_board_card_without_burn_raises_burn_missing_and_tracker_realigns() 
 
 
 def test_t11_d12_turn_without_burn_not_redressable_late_burn_immediately_r3b() -> None:
+    """BOARD-02: the turn, like the river, is burn one, deal one."""
     t = four()
     t.out("BURN")
     board(t, 10, 11, 12)

@@ -50,6 +50,7 @@ class Drew:
     discarded: int
     received: int
     hole: tuple[str, ...]
+    again: bool = False  # the turn was reopened (a card exposed or put back): hole cards only
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,7 @@ class Exchange:
     done: bool = False
     forfeited: bool = False
     viewed: bool = False
+    reopened: bool = False
     flagged: set[str] = field(default_factory=set)  # alert names raised for this turn
 
 
@@ -206,6 +208,7 @@ class DrawHand:
             turn = self._turn(seat)
             if turn is not None and uid in turn.received:
                 turn.received.remove(uid)
+                self._reopen(turn)
         rec.zone = "DECK"
         rec.lifted_from = None
         self.in_shoe += 1
@@ -263,7 +266,6 @@ class DrawHand:
                                    "may be exchanged", "the player exchanges at most three"))
             turn.flagged.add("draw_exceeds_max")
         turn.announced = count
-        out += self._advance_if_later(turn)
         out += self._check_turn(turn)
         return out
 
@@ -548,6 +550,7 @@ class DrawHand:
             turn = self._turn(seat)
             if turn is not None and uid in turn.received:
                 turn.received.remove(uid)
+                self._reopen(turn)
         where = ("show it to everyone, then put it under the stub: it is the new bottom card, "
                  "never dealt; the player gets the next card" if first
                  else "show it, then put it with the discards; the player gets the next card")
@@ -582,7 +585,11 @@ class DrawHand:
                 "redress: the card goes back on top of the stub"))
             return out
         if current is not None and turn is not current:
-            out += self._skipped(current, turn, rec)
+            if current.received:  # the dealer moved on with this player short (DRAW-07)
+                out += self._close_short(current)
+                current = self.current()
+            if current is not None and turn is not current:
+                out += self._skipped(current, turn, rec)
         if not turn.discards and (turn.announced or 0) > 0 and \
                 "draw_before_discard" not in turn.flagged:
             turn.flagged.add("draw_before_discard")
@@ -646,6 +653,15 @@ class DrawHand:
             return self._finish(turn)  # a later player's turn waits for the skipped one
         return []
 
+    def _reopen(self, turn: Exchange) -> None:
+        """A replacement of the player who just finished was exposed or put back: his
+        exchange is not complete after all (DRAW-06, DRAW-07)."""
+        if turn.done and turn is self.last_finished and not self._started_after(turn) \
+                and not turn.forfeited and self.phase == "draw":
+            turn.done = False
+            turn.reopened = True
+            self.last_finished = None
+
     def _started_after(self, turn: Exchange) -> bool:
         """Has any player after ``turn`` begun his exchange?"""
         later = self.turns[self.turns.index(turn) + 1:]
@@ -656,7 +672,7 @@ class DrawHand:
         self.last_finished = turn
         turn.flagged.discard("skipped")
         out: list[DrawOutcome] = [Drew(turn.seat, len(turn.discards), len(turn.received),
-                                       tuple(self._cards(turn.seat)))]
+                                       tuple(self._cards(turn.seat)), again=turn.reopened)]
         return out + self._next_turn()
 
     def _next_turn(self) -> list[DrawOutcome]:
@@ -665,16 +681,6 @@ class DrawHand:
         if nxt is not None and nxt.announced is not None:
             return self._check_turn(nxt)
         return self._maybe_complete()
-
-    def _advance_if_later(self, turn: Exchange) -> list[DrawOutcome]:
-        """A later player starts while the current one stands incomplete: close the current
-        one's turn with the counts it has (DRAW-07 short), unless it never started."""
-        current = self.current()
-        if current is None or current is turn:
-            return []
-        if not current.received:
-            return []  # he has no cards yet: a skip, decided when cards arrive (DRAW-08)
-        return self._close_short(current)
 
     def _close_short(self, turn: Exchange) -> list[DrawOutcome]:
         out: list[DrawOutcome] = []
@@ -763,9 +769,6 @@ class DrawHand:
                         f"{MAX_DRAW} may be exchanged", "the dealer deals only three; the "
                         "player plays with four unless the floor lets him take the fourth "
                         "back"))
-                current = self.current()
-                if current is not None and current is not turn:
-                    out += self._advance_if_later(turn)
                 return out + self._check_turn(turn)
             return self._live_in_muck(seat, rec)
         if fold_possible:

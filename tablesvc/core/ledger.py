@@ -160,6 +160,7 @@ class Ledger:
     all_check: str = "carry_over"  # draw5: draw.second_round_all_check (A-23)
     opener: int | None = None  # draw5: the first to bet in the first round (BET-22)
     checked_out: CheckedOut | None = None
+    owes: dict[int, int] = field(default_factory=dict)  # draw: a fold out of turn's call (BET-25)
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
@@ -279,6 +280,8 @@ class Ledger:
         if self.settled is not None or (value == 0 and previous > 0 and rnd.complete):
             return out  # gathering into the pot
         current = rnd.contributed.get(seat, 0)
+        if self.owes.get(seat) and value > current:
+            return out + self._pay_owed(seat, value - current)
         if seat in self.held:
             return out + self._held_zone(self.held[seat], value, ms)
         if seat in self.reconsider:
@@ -320,6 +323,18 @@ class Ledger:
             return out
         self.pending = Pending(seat, value, ms)
         return out
+
+    def _pay_owed(self, seat: int, added: int) -> list[LedgerOutcome]:
+        """BET-25: a player who folded out of turn still puts in the call; dead money."""
+        assert self.round is not None
+        paid = min(added, self.owes[seat], self.stacks[seat])
+        self.owes[seat] -= paid
+        self.stacks[seat] -= paid
+        self.contributed[seat] += paid
+        self.round.contributed[seat] = self.round.contributed.get(seat, 0) + paid
+        posted = Posted(seat, "call", paid, self.stacks[seat], self.pot_total)
+        self.history.append(posted)
+        return [posted]
 
     def finalize(self) -> list[LedgerOutcome]:
         """Make a pending bet final (called before any other action is taken)."""

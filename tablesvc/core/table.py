@@ -676,7 +676,9 @@ class TableCore:
             elif isinstance(o, Irregularity):
                 self._irregular(o)
             elif isinstance(o, Drew):
-                self._emit(ev.Draw, seat=o.seat, discarded=o.discarded, received=o.received)
+                if not o.again:  # a reopened exchange was announced already
+                    self._emit(ev.Draw, seat=o.seat, discarded=o.discarded,
+                               received=o.received)
                 self._emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
             elif isinstance(o, DrawComplete):
                 if self.ledger is not None:
@@ -853,11 +855,15 @@ class TableCore:
             return
         folded = any(isinstance(a, Acted) and a.decision.seat == seat
                      and a.decision.action == "fold" for a in outcomes)
+        if folded and isinstance(self.hand, DrawHand) and seat in self.hand.dead:
+            return  # a dead hand (SHOW-15) is no fold of the player's own
         rnd = ledger.round
         if folded:
             if len(ledger.live) < 2:
                 return  # BET-25: with one other player left a fold out of turn is allowed
             owed = (rnd.high - rnd.contributed.get(seat, 0)) if rnd is not None and seat else 0
+            if seat is not None and owed > 0:
+                ledger.owes[seat] = owed  # he pays it when his turn comes
             self._alert("fold_out_of_turn", "BET-25", "warning",
                         f"seat {seat} folded out of turn while several players are in; he "
                         f"still owes the call of {owed} and cannot win the pot", seat=seat,

@@ -331,6 +331,8 @@ def _step(raw: Any, n: int, source: str, setup: Setup) -> Step:
         if raw not in BARE_STEPS:
             raise ScenarioError(f"{where}: {raw!r} is not a step without arguments "
                                 f"({', '.join(sorted(BARE_STEPS))})")
+        if raw == "antes" and setup.ante <= 0:
+            raise ScenarioError(f"{where} (antes): a bare 'antes' needs setup.ante")
         return Step(n, raw)
     if not isinstance(raw, dict) or len(raw) != 1:
         raise ScenarioError(f"{where}: a step is a name or a mapping with one key")

@@ -1200,7 +1200,8 @@ class TableCore:
             self._alert("player_count_out_of_range", "SEAT-10", "warning",
                         f"a draw game needs 3 to 8 players; {len(seated)} are dealt in",
                         remedy="add or remove players, or the floor confirms the exception "
-                        "(all players agree, DRAW-10); the game is tracked either way")
+                        "(all players agree, DRAW-10); the game is tracked either way",
+                        hand=self.hand_no)
         self.hand = DrawHand(tuple(seated), button)
         order = self.hand.order
         self.ledger = Ledger(

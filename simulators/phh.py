@@ -211,7 +211,10 @@ def script_from_record(
 
     Blind and ante posts are not actions in PHH; shows at showdown are left out (the dealer
     reveals every hand still in). ``finishing_stacks`` goes along in ``extra``.
+    Only hold'em hands: a five-card-draw record raises ``ScriptError``.
     """
+    if record.variant != "holdem":
+        raise ScriptError(f"a {record.variant} game cannot be written as a hold'em script")
     index = {seat: i + 1 for i, seat in enumerate(record.seats)}
     actions: list[ScriptAction] = [
         hole_deal(index[seat], record.hole_cards[seat]) for seat in record.seats

@@ -152,7 +152,7 @@ class HandRecord:
     carried_over: int = 0
     """Pot this game leaves in the pot zone for the next one (it was checked out)."""
     showdown_order: tuple[int, ...] = ()
-    """Who shows first at a draw showdown: left of the last bettor of the second round."""
+    """Draw showdown order: left of the last bettor or raiser first (SHOW-14)."""
 
     @property
     def reshuffled(self) -> bool:

@@ -25,6 +25,7 @@ CONSOLE_BUTTONS: dict[str, str] = {
     "(DRAW-07, DRAW-08)",
     "DECLARE,<seat>": "the player declared his raise aloud: it may come in several motions "
     "(BET-10)",
+    "BURN_FACE_UP,<uid>": "the burn card was turned face up (BURN-06); same as EXPOSED",
     "EXPOSED,<uid>,player": "the player exposed his own card: he keeps it (EXPOSE-05)",
     "KNOCK": "the dealer knocks before the next street; open betting issues are flagged "
     "(BOARD-04)",

@@ -1123,6 +1123,12 @@ class TableCore:
             if self.ledger is not None and self.hand is not None and self.in_hand:
                 seat = int(args[0])
                 self._left_with_live_hand(seat)
+                posted = [o for o in self.ledger.history if isinstance(o, Posted)
+                          and o.seat == seat and o.action != "post_ante"]
+                if posted and seat in self.hand.active:
+                    self._alert("absent_stack_blinded", "SEAT-06", "info",
+                                f"seat {seat} is away; the dealer posted his blind of "
+                                f"{posted[0].amount} from his stack", seat=seat)
                 self._money(self.ledger.absent(seat))  # first: the fold is then his own
                 self._outcomes(self.hand.player_absent(seat, self.window_open))
         elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args
@@ -1131,7 +1137,7 @@ class TableCore:
                 self._outcomes(self.hand.redress_impossible(self.window_open))
         elif name == "EXPOSED" and len(args) >= 2 and args[1] == "player":
             self._self_exposed(args[0])
-        elif name == "EXPOSED" and args:
+        elif name in ("EXPOSED", "BURN_FACE_UP") and args:
             if self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.exposed(args[0], self.window_open))
         elif name == "KNOCK":

@@ -96,7 +96,9 @@ class VirtualTableRig:
         self.deck_id = sorted(registry)[0]
         self.chips_path = Path(chips) if chips is not None else self.folder / "chips.json"
         if not self.chips_path.exists():
-            write_chips(self.chips_path, make_chipset(rng))
+            # the deep set: antes and small bets game after game need many small chips for
+            # change, more than a cash-game case holds
+            write_chips(self.chips_path, make_chipset(rng, RECORDED_DENOMINATIONS))
         chip_set = load_chips(self.chips_path)
 
         try:

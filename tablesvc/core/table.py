@@ -751,7 +751,7 @@ class TableCore:
                                 remedy="return the chips to the player")
                 return
             self._blind_late(seat, value)
-            if value:
+            if value and value != before:  # not the reader repeating an inventory
                 self._draw_gate()
             self._money(ledger.bet_zone(seat, value, ms))
         elif zone == "POT":

@@ -603,3 +603,18 @@ def test_a_fold_out_of_turn_heads_up_is_allowed() -> None:
     # but only one other player is left, so it is allowed (BET-25)
     assert [a for a in t2.problems() if a[0] == "fold_out_of_turn"] == []
     assert t2.of(ev.PotAwarded)[-1].seats == [3]
+
+
+def test_the_chip_readers_repeated_inventories_do_not_end_the_draw() -> None:
+    t = DrawTable(SEATS4, button=4)
+    t.newhand([1, 2, 3, 4])
+    t.deal_round([1, 2, 3, 4])
+    for s in (1, 2, 3, 4):
+        t.bet(s, 50)
+    t.exchange(1, 2)
+    for s in (1, 2, 3, 4):  # the reader repeats every zone, as it does every 2 s
+        t.apply(t.script.frame("chips", "CHIPS", f"B{s}", t.chips(50)))
+    for s in (2, 3, 4):
+        t.exchange(s, 1)
+    assert [(d.seat, d.received) for d in t.of(ev.Draw)] == [(1, 2), (2, 1), (3, 1), (4, 1)]
+    assert t.problems() == []

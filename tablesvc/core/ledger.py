@@ -206,7 +206,7 @@ class Ledger:
             street="preflop", order=self._order(preflop=True), stacks=dict(self.stacks),
             posted=posted, big_blind=self.big_blind, structure=self.structure,
             pot=self.antes, bet_unit=self._bet_unit("preflop"))
-        self.zone = dict(posted)
+        self.zone = {}  # what the reader reports next; stale empty repeats are no withdrawal
         return out
 
     def _post_draw_antes(self) -> list[LedgerOutcome]:

@@ -13,7 +13,7 @@ import pytest
 from drivers.tsp import Frame
 from simulators.decks import load_chips, load_decks, make_deck, write_deck
 from simulators.tap import FrameTap
-from simulators.virtual import VirtualTableRig
+from simulators.virtual import RECORDED_DENOMINATIONS, VirtualTableRig
 
 pytestmark = pytest.mark.integration
 
@@ -47,7 +47,9 @@ def test_rig_writes_a_deck_and_a_chip_registry_the_service_can_load(
     decks = load_decks(rig.decks_dir)
     assert list(decks) == ["RED-0001"]
     assert len(decks["RED-0001"]) == 52
-    assert sum(load_chips(rig.chips_path).values()) == 167_000
+    chips = load_chips(rig.chips_path)
+    assert sum(chips.values()) == sum(v * n for v, n in RECORDED_DENOMINATIONS.items())
+    assert sorted(set(chips.values())) == [25, 100, 500, 1000, 5000]
 
 
 def test_rig_devices_say_hello_with_their_model_and_deal_from_the_registry_deck(

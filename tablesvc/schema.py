@@ -36,6 +36,11 @@ CONSOLE_BUTTONS: dict[str, str] = {
     "AWARD,<seat>": "the dealer awards the pot to the seat: checked against the hands before "
     "the push (POT-05)",
     "OBJECTION,<seat>": "a player objects to the award (POT-06)",
+    "SEAT_DRAW": "between games: start a seating draw (one card to each player); pressed "
+    "again it closes a round of cards (SEAT-08)",
+    "DEALER_DRAW": "between games: cards one at a time until the first Jack, whose seat "
+    "deals first (SEAT-09)",
+    "SHUFFLE_ERROR": "the floor flags a shuffle or cut error in a draw game (MISDEAL-15)",
     "REDEAL": "five-card draw: the game is dealt again (MISDEAL-15/16, EXPOSE-06, DECK-06)",
 }
 

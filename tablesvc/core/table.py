@@ -16,6 +16,7 @@ from drivers.devices import get_kind
 from drivers.tsp import Frame
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
+from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDrawTie
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.commands import CommandError, parse_command
 from tablesvc.core.draw import DrawComplete, DrawHand, DrawOutcome, Drew
@@ -182,6 +183,8 @@ class TableCore:
         self.announced: set[int] = set()  # seats whose hand the dealer announced (SHOW-08)
         self.awarded = False  # the dealer awarded the pot (CON:pot_awarded, POT-05/06)
         self.suspended: dict[str, str] = {}  # rule ID -> reason (DRAW-10)
+        self.card_draw: CardDraw | None = None  # a seating or first-dealer draw (SEAT-08/09)
+        self.shuffle_error = False  # MISDEAL-15: the floor flagged a shuffle or cut error
         self.blind_flags: set[int] = set()  # blind seats flagged blind_missing this hand
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.out_since: tuple[str, int] | None = None  # (uid, ms) of a card between shoe and zone
@@ -401,6 +404,8 @@ class TableCore:
         return card
 
     def _draw(self, uid: str, face_up: bool) -> None:
+        if self.card_draw is not None and not self.in_hand:
+            return  # a seating or dealer draw: the seat zone says who got the card
         hand = self.hand
         card = self._identify(uid)
         if card is None:
@@ -596,6 +601,9 @@ class TableCore:
                         seat=d.seat)
 
     def _arrive(self, zone: str, uid: str) -> None:
+        if self.card_draw is not None and not self.in_hand:
+            self._card_drawn(zone, uid)
+            return
         hand = self.hand
         if hand is None:
             return
@@ -1140,6 +1148,10 @@ class TableCore:
         elif name in ("EXPOSED", "BURN_FACE_UP") and args:
             if self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.exposed(args[0], self.window_open))
+        elif name in ("SEAT_DRAW", "DEALER_DRAW"):
+            self._card_draw_button("seats" if name == "SEAT_DRAW" else "dealer")
+        elif name == "SHUFFLE_ERROR":
+            self._shuffle_error()
         elif name == "KNOCK":
             self._knock()
         elif name in ("SHOWN", "ANNOUNCED", "AWARD", "OBJECTION"):
@@ -1152,7 +1164,60 @@ class TableCore:
         else:
             self._note("warning", "unknown console button", button=name)
 
+    def _card_draw_button(self, kind: str) -> None:
+        """SEAT-08/09: the first press starts a draw between games; for the seating draw the
+        next press closes a round of cards (ties draw again)."""
+        if self.in_hand:
+            self._note("warning", "a seating or dealer draw cannot start during a hand")
+            return
+        if self.card_draw is None or self.card_draw.kind != kind or self.card_draw.done:
+            self.card_draw = CardDraw(kind)
+            return
+        got = self.card_draw.finish()
+        if isinstance(got, SeatDrawTie):
+            self._alert("seat_draw_tie", "SEAT-08", "info",
+                        "seats " + ", ".join(map(str, got.seats)) + f" drew the same rank "
+                        f"({got.rank}): only they get new cards", remedy="deal one more card "
+                        "to each tied player, then press SEAT_DRAW again")
+        elif isinstance(got, SeatDrawResult):
+            self.card_draw = None
+            self._alert("seat_draw_result", "SEAT-08", "info",
+                        "players choose their seats in this order: "
+                        + ", ".join(f"the player at seat {s}" for s in got.order))
+
+    def _card_drawn(self, zone: str, uid: str) -> None:
+        draw = self.card_draw
+        found = self.decks.lookup(uid)
+        if draw is None or found is None or not _seat_zone(zone, self.s.seats):
+            return
+        got = draw.card(int(zone[1:]), found[1])
+        if isinstance(got, FirstDealer):
+            self.card_draw = None
+            self.next_button = got.seat
+            self._alert("first_dealer_determined", "SEAT-09", "info",
+                        f"seat {got.seat} received the first Jack and deals the first game",
+                        seat=got.seat)
+
+    def _shuffle_error(self) -> None:
+        """MISDEAL-15: after a shuffle or cut error a player who has received only one card,
+        and not looked at it, may demand a redeal (A-37)."""
+        hand = self.hand
+        if not self.in_hand or not isinstance(hand, DrawHand):
+            return
+        eligible = [s for s in hand.order if len(hand.hole.get(s, ())) <= 1]
+        if hand.phase == "deal" and eligible:
+            self._alert("redeal_may_be_demanded", "MISDEAL-15", "warning",
+                        "a shuffle or cut error: players with no more than one card may "
+                        "demand a redeal (seats " + ", ".join(map(str, eligible)) + ")",
+                        remedy="on demand of a player who has not looked at his card: "
+                        "collect, shuffle, cut, the same dealer deals again (REDEAL)")
+        else:
+            self._alert("redeal_may_be_demanded", "MISDEAL-15", "info",
+                        "a shuffle or cut error, but every player has more than one card: "
+                        "no redeal can be demanded any more", remedy="play on")
+
     def _new_hand(self) -> None:
+        self.card_draw = None
         if self.in_hand:
             self._end_hand()
         if self.hand is not None:

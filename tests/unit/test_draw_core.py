@@ -618,3 +618,54 @@ def test_the_chip_readers_repeated_inventories_do_not_end_the_draw() -> None:
         t.exchange(s, 1)
     assert [(d.seat, d.received) for d in t.of(ev.Draw)] == [(1, 2), (2, 1), (3, 1), (4, 1)]
     assert t.problems() == []
+
+
+def test_seating_draw_orders_players_by_card_and_redraws_only_the_tied() -> None:
+    t = DrawTable(SEATS4, button=4, order=["Kh", "Ks", "Ad", "5c", "2c", "9d"])
+    t.button("SEAT_DRAW")
+    for seat in (1, 2, 3, 4):
+        t.deal(f"S{seat}")
+    t.button("SEAT_DRAW")
+    infos = [e for e in t.of(ev.Alert) if e.severity == "info"]
+    assert [(a.name, a.rule) for a in infos] == [("seat_draw_tie", "SEAT-08")]
+    assert "seats 1, 2" in infos[0].message
+    t.deal("S1")  # 2c: only the tied players draw again
+    t.deal("S2")  # 9d
+    t.button("SEAT_DRAW")
+    result = [e for e in t.of(ev.Alert) if e.name == "seat_draw_result"]
+    assert result and "seat 3, the player at seat 2, the player at seat 1, the player at " \
+        "seat 4" in result[0].message
+    assert t.problems() == [] and not t.of(ev.HandStarted)
+
+
+def test_the_first_jack_decides_the_first_dealer() -> None:
+    t = DrawTable(SEATS4, button=4, order=["9c", "2d", "Jd", "Js"])
+    t.button("DEALER_DRAW")
+    for seat in (1, 2, 3):  # the dealer stops at the first Jack
+        t.deal(f"S{seat}")
+    dealer = [e for e in t.of(ev.Alert) if e.name == "first_dealer_determined"]
+    assert [(a.seat, a.rule) for a in dealer] == [(3, "SEAT-09")]
+    t.collect()
+    t.newhand([1, 2, 3, 4])
+    assert t.of(ev.HandStarted)[-1].button == 3  # the Vorhand is seat 4
+    assert t.problems() == []
+
+
+def test_a_shuffle_error_lets_players_with_one_card_demand_a_redeal() -> None:
+    t = DrawTable(SEATS4, button=4)
+    t.newhand([1, 2, 3, 4])
+    for seat in (1, 2, 3, 4, 1):
+        t.deal(f"S{seat}")
+    t.button("SHUFFLE_ERROR")
+    got = [e for e in t.of(ev.Alert) if e.name == "redeal_may_be_demanded"]
+    assert [(a.severity, a.rule) for a in got] == [("warning", "MISDEAL-15")]
+    assert "seats 2, 3, 4" in got[0].message  # seat 1 has his second card: too late for him
+
+
+def test_doctests_of_the_draw_modules_hold() -> None:
+    import doctest
+
+    from tablesvc.core import carddraw, draw
+
+    assert doctest.testmod(draw).failed == 0
+    assert doctest.testmod(carddraw).failed == 0

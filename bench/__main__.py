@@ -27,7 +27,7 @@ def main() -> None:
     p.add_argument("--frames", type=int, default=100_000)
     p.add_argument("--latency-seconds", type=float, default=10.0)
     p.add_argument("--rate", type=int, default=1000)
-    p.add_argument("--only", choices=["throughput", "latency", "showdown"], default=None)
+    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw"], default=None)
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -37,6 +37,10 @@ def main() -> None:
 
         settle.run()
         evaluators.run(100_000, 3)
+    if a.only in (None, "draw"):
+        from bench import draw
+
+        draw.run()
     if a.only in (None, "latency"):
         from bench import latency
 

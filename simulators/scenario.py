@@ -82,6 +82,7 @@ __all__ = [
     "ScenarioPlayer",
     "Setup",
     "Step",
+    "enrolled_tags",
     "load_scenario",
     "loads_scenario",
     "play_scenario",
@@ -124,6 +125,9 @@ class Setup:
     deck: tuple[str, ...] = ()
     seed: int = 0
     variant: str = "holdem"
+    enrolled: dict[str, str] = field(default_factory=dict)
+    """Tag name -> card: extra tags enrolled in the deck as that card (a defective deck with a
+    card twice, DECK-04); the scenario deals them with ``unknown_tag``."""
 
 
 @dataclass(frozen=True)
@@ -249,7 +253,7 @@ def _setup(raw: Any, source: str) -> Setup:
     if not isinstance(raw, dict):
         raise ScenarioError(f"{where}: must be a mapping")
     unknown = set(raw) - {"seats", "button", "blinds", "ante", "ante_mode", "limit", "deck",
-                          "seed", "variant"}
+                          "seed", "variant", "enrolled"}
     if unknown:
         raise ScenarioError(f"{where}: unknown keys {sorted(map(str, unknown))}")
     seats = _seat_map(raw.get("seats"), f"{where}: seats")
@@ -270,6 +274,11 @@ def _setup(raw: Any, source: str) -> Setup:
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise ScenarioError(f"{where}: seed must be an integer")
+    enrolled = raw.get("enrolled") or {}
+    if not isinstance(enrolled, dict) or not all(
+            isinstance(k, str) and _NAME_RE.match(k) and isinstance(v, str) and is_card(v)
+            for k, v in enrolled.items()):
+        raise ScenarioError(f"{where}: enrolled maps tag names (like SECOND_AH) to cards")
     variant = raw.get("variant", "holdem")
     if variant not in VARIANTS:
         raise ScenarioError(f"{where}: variant must be one of {list(VARIANTS)}")
@@ -284,7 +293,19 @@ def _setup(raw: Any, source: str) -> Setup:
         limit=str(raw.get("limit", "no-limit")),
         deck=tuple(deck),
         seed=seed,
+        enrolled=dict(enrolled),
     )
+
+
+def enrolled_tags(scenario: Scenario) -> dict[str, str]:
+    """UID -> card of the scenario's extra enrolled tags: what a deck registry must add so the
+    service sees them as cards of the deck in play (a duplicate, DECK-04)."""
+    return {_enrolled_uid(i): card
+            for i, (_, card) in enumerate(sorted(scenario.setup.enrolled.items()), start=1)}
+
+
+def _enrolled_uid(i: int) -> str:
+    return f"FFFFFFFE{i:08X}"
 
 
 def _card_ref(value: Any, where: str) -> str:
@@ -680,6 +701,9 @@ class ScenarioPlayer:
 
     def _do_unknown_tag(self, args: dict[str, Any]) -> None:
         name = args["name"]
+        enrolled = sorted(self.scenario.setup.enrolled)
+        if name in enrolled:
+            self._tags[name] = _enrolled_uid(enrolled.index(name) + 1)
         if name not in self._tags:
             n = len(self._tags) + 1
             uid = f"FFFFFFFF{n:08X}"

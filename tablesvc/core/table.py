@@ -704,6 +704,9 @@ class TableCore:
         if o.name == "deck_defective_duplicate":
             self._misdeal_if_window("a card that appears twice in the deck", "MISDEAL-10")
             self._draw_redeal("a card that appears twice in the deck")
+            if isinstance(self.hand, HoldemHand) and not self.window_open and self.in_hand \
+                    and self.hand.next_index > 2:
+                self._end_hand()  # R11, DECK-04: cancelled, every contribution goes back
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None \
                 and isinstance(self.hand, DrawHand):
             self._alert("dealer_rotation_error", "SEAT-09", "warning",

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from simulators.scenario import SCENARIO_DIR, load_scenario, play_scenario
+from simulators.scenario import SCENARIO_DIR, enrolled_tags, load_scenario, play_scenario
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
 from tests.helpers import track
@@ -23,7 +23,8 @@ PASSING = ["t01_clean_hand", "t02_misdeal_two_exposed", "t03_one_exposed_no_misd
            "t10_flop_without_burn", "t11_turn_without_burn", "t12_two_burns_before_flop",
            "t13_burn_too_early", "t14_bb_option_skipped", "t15_exposed_burn_card",
            "t16_incomplete_allin", "t17_action_out_of_turn", "t18_side_pots",
-           "t19_split_pot_odd_chip", "t21_live_hand_in_muck", "t22_absent_big_blind"]
+           "t19_split_pot_odd_chip", "t20_duplicate_card", "t21_live_hand_in_muck",
+           "t22_absent_big_blind"]
 DRAW = ["t23_draw_reshuffle", "t24_draw_exposed_at_draw", "t25_draw_player_skipped",
         "t25b_draw_player_skipped_viewed", "t25c_draw_player_skipped_discarded",
         "d01_clean_draw_hand", "d02_all_check_carryover", "d03_deal_order_error",
@@ -34,8 +35,8 @@ DRAW = ["t23_draw_reshuffle", "t24_draw_exposed_at_draw", "t25_draw_player_skipp
         "d16_second_round_all_check_carryover", "d17_draw_declaration_mismatch",
         "d18_draw_order_error", "d19_reshuffle_composition_deviation",
         "d20_player_count_out_of_range"]
-# T20 (a duplicate card) needs a second registered tag carrying the same card, which one
-# enrolled deck cannot hold: the tracker's duplicate rule (D7) is pinned in test_dealseq.py.
+# T20 (a duplicate card) enrolls a second tag as Ah (setup.enrolled): the registry the core
+# gets holds it, as a defective deck's would.
 
 
 def run(name: str) -> tuple[Any, list[ev.Event]]:
@@ -45,7 +46,8 @@ def run(name: str) -> tuple[Any, list[ev.Event]]:
                                    big_blind=st.big_blind, button=st.button,
                                    variant=st.variant, ante=st.ante)
     play_scenario(table, sc)
-    events = track(frames, stacks=st.seats, button=st.button, deck=table.deck,
+    events = track(frames, stacks=st.seats, button=st.button,
+                   deck={**table.deck, **enrolled_tags(sc)},
                    chips=table.chip_values, small_blind=st.small_blind, big_blind=st.big_blind,
                    ante=st.ante, ante_mode=st.ante_mode, limit=st.limit, variant=st.variant)
     return sc, events

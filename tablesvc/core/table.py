@@ -7,7 +7,7 @@ possible, and why nothing here reads a clock, a file or a socket.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
@@ -916,15 +916,7 @@ class TableCore:
                     f"the pot of {o.carried} stays in the middle for the next game",
                     remedy="the next game starts with this pot plus the new antes; the "
                     "Vorhand deals next")
-        for seat, stack in ledger.stacks.items():
-            if seat in self.players:
-                self.players[seat].stack = stack
-        self._emit(ev.HandEnded, reason="checked_out",
-                   stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
-                                       stack=self.players[s].stack)
-                           for s in hand.order if s in self.players],
-                   board=[], cards_used=hand.next_index - 1, carried_pot=o.carried)
-        hand.ended = True
+        self._hand_ended("checked_out", ledger.stacks, carried_pot=o.carried)
         self._eliminate(hand.order)
 
     def _maybe_showdown(self) -> None:
@@ -1403,15 +1395,7 @@ class TableCore:
         hand, ledger = self.hand, self.ledger
         assert hand is not None and ledger is not None
         ledger.pending = None
-        for seat, stack in ledger.start_stacks.items():
-            if seat in self.players:
-                self.players[seat].stack = stack
-        self._emit(ev.HandEnded, reason="misdeal",
-                   stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
-                                       stack=self.players[s].stack)
-                           for s in hand.order if s in self.players],
-                   board=list(hand.board), cards_used=hand.next_index - 1)
-        hand.ended = True
+        self._hand_ended("misdeal", ledger.start_stacks)
         self.after_misdeal = True
         self.keep_button = True
         self.window_open = False
@@ -1419,6 +1403,22 @@ class TableCore:
                             if v not in ("misdeal_required",)}
         self._note("info", "misdeal", reason=why, hand=self.hand_no)
         return True
+
+    def _hand_ended(self, reason: str, stacks: Mapping[int, int], done: bool = True,
+                    **extra: Any) -> None:
+        """The players' stacks become the hand's result, and everyone hears how it ended."""
+        hand = self.hand
+        assert hand is not None
+        for seat, stack in stacks.items():
+            if seat in self.players:
+                self.players[seat].stack = stack
+        self._emit(ev.HandEnded, reason=reason,
+                   stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
+                                       stack=self.players[s].stack)
+                           for s in hand.order if s in self.players],
+                   board=list(hand.board), cards_used=hand.next_index - 1, **extra)
+        if done:
+            hand.ended = True
 
     def _end_hand(self) -> None:
         hand, ledger = self.hand, self.ledger
@@ -1431,14 +1431,7 @@ class TableCore:
         else:
             reason = "uncontested" if settled.uncontested else "showdown"
             stacks = dict(ledger.stacks)
-        for seat, stack in stacks.items():
-            if seat in self.players:
-                self.players[seat].stack = stack
-        self._emit(ev.HandEnded, reason=reason,
-                   stacks=[ev.SeatInfo(seat=s, name=self.players[s].name,
-                                       stack=self.players[s].stack)
-                           for s in hand.order if s in self.players],
-                   board=list(hand.board), cards_used=hand.next_index - 1)
+        self._hand_ended(reason, stacks, done=False)
         if settled is not None and self.book is not None:
             names = {s: p.name for s, p in self.players.items()}
             self._emit(ev.HandHistory, phh=self.book.phh(

@@ -401,6 +401,20 @@ class Ledger:
             self.folded.add(seat)
         return out
 
+    def kill(self, seat: int) -> list[LedgerOutcome]:
+        """A dead or foul hand (POT-08, SHOW-09): out of the hand by a ruling, not by an
+        action of the player's own, so never out of turn; its chips stay in the pot."""
+        out = self.finalize()
+        if seat in self.folded or self.settled or seat not in self.order:
+            return out
+        self.held.pop(seat, None)
+        self.reconsider.pop(seat, None)
+        if self.round is not None and seat in self.round.active:
+            out += self._decide(self.round.fold(seat, deemed=True))
+        else:
+            self.folded.add(seat)
+        return out
+
     # ------------------------------------------------------------------ irregular turns
     def clock(self, seat: int, ms: int) -> list[LedgerOutcome]:
         """Time is called on ``seat`` (console TIME): 30 s of input time to act (BET-17)."""

@@ -770,7 +770,7 @@ class TableCore:
                 self._money(ledger.finalize())
                 self._check_gathered(value)
             elif value < before and ledger.draw and ledger.settled is None:
-                self._alert("pot_chips_removed", "POT-09", "critical",
+                self._alert("pot_chips_removed", "POT-09", "warning",
                             f"chips were taken out of the pot during the game: it held "
                             f"{before}, now {value}", remedy="stop: the chips go back into "
                             "the pot; no chips may be taken out before it is awarded")
@@ -786,7 +786,7 @@ class TableCore:
             self._alert("chips_added_mid_hand", "BET-23", "warning",
                         f"the pot holds {pot}, but only {expected} was bet into it",
                         remedy="check the pot: chips were added that no player bet")
-        elif pot < expected and not ledger.betting_open:
+        elif pot < expected and not ledger.betting_open and ledger.settled is None:
             self._alert("chips_removed_from_table", "TABLE-06", "critical",
                         f"the pot holds {pot} after gathering, but {expected} was bet",
                         remedy="stop: find the missing chips before the hand goes on")
@@ -929,6 +929,10 @@ class TableCore:
                 self._draw_showdown(hand, ledger)
             return
         if ledger.showdown_due(hand.river_dealt):
+            for seat in list(ledger.live):
+                held = sum(1 for r in hand.cards.values() if r.zone == f"S{seat}")
+                if held != 2 and self._foul(seat, held, "two"):
+                    return
             holes = {s: hand.hole[s] for s in ledger.live}
             self._settled(ledger.showdown(holes, hand.board))
 
@@ -936,18 +940,24 @@ class TableCore:
         """SHOW-14: every active hand is shown; more than five cards is dead (A-21, A-38)."""
         for seat in list(ledger.live):
             n = len(hand.hole.get(seat, ()))
-            if n > 5 or n == 0:
-                self._alert("foul_hand", "MISDEAL-16", "warning",
-                            f"seat {seat} holds {n} cards at the showdown: the hand is dead "
-                            "and its chips stay in the pot", seat=seat,
-                            remedy="the dealer kills the hand")
-                hand.fold(seat)
-                self._money(ledger.fold(seat))
-                if ledger.settled is not None:
-                    return
+            if (n > 5 or n == 0) and self._foul(seat, n, "five, or fewer after a short draw"):
+                return
         holes = {s: hand.cards_of(s) for s in ledger.live}
         self._settled(ledger.showdown(holes, ()))
         self.carry = 0
+
+    def _foul(self, seat: int, held: int, right: str) -> bool:
+        """SHOW-09: a hand with the wrong number of cards at the showdown is foul and cannot
+        win. True when killing it decided the hand (one player left)."""
+        hand, ledger = self.hand, self.ledger
+        assert hand is not None and ledger is not None
+        self._alert("foul_hand_card_count", "SHOW-09", "critical",
+                    f"seat {seat} holds {held} cards at the showdown ({right}): the hand is "
+                    "foul and cannot win; its chips stay in the pot", seat=seat,
+                    remedy="the dealer kills the hand (POT-08)")
+        hand.fold(seat)
+        self._money(ledger.kill(seat))
+        return ledger.settled is not None or hand.ended
 
     def _knock(self) -> None:
         """BOARD-04: the dealer knocks before the next street; after it, objections about the

@@ -84,7 +84,7 @@ def test_betting_with_a_seat_short_of_a_card_is_a_count_error_and_a_misdeal() ->
     assert ("misdeal_required", "critical", "MISDEAL-05") in got
 
 
-def test_chips_taken_out_of_a_draw_pot_are_critical() -> None:
+def test_chips_taken_out_of_a_draw_pot_are_flagged() -> None:
     from tests.helpers import ChipBox
 
     box = ChipBox()
@@ -96,7 +96,7 @@ def test_chips_taken_out_of_a_draw_pot_are_critical() -> None:
     events = run(core, [script.frame("console", "BTN", "NEWHAND"),
                         script.frame("chips", "CHIPS", "POT", pot),
                         script.frame("chips", "CHIPS", "POT", pot.split(" ")[0])])
-    assert ("pot_chips_removed", "critical", "POT-09") in alerts(events)
+    assert ("pot_chips_removed", "warning", "POT-09") in alerts(events)
 
 
 def string_bet_inputs(script: Script, box, motions: list[tuple[int, int]],  # type: ignore[no-untyped-def]

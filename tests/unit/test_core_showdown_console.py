@@ -148,3 +148,30 @@ def test_knocking_while_a_seat_is_short_of_the_bet_flags_the_open_issue() -> Non
 def test_knocking_after_a_settled_round_is_quiet() -> None:
     core, script, _ = checked_down()
     assert alerts(btn(core, script, "KNOCK")) == []
+
+
+def test_an_uncalled_bet_given_back_before_the_pot_is_pushed_is_no_missing_chips() -> None:
+    from tests.helpers import ChipBox
+
+    deck = make_deck()
+    uids = list(deck)
+    box = ChipBox()
+    core = make_core(deck=deck)
+    core.chip_values = box.values
+    script = Script()
+    inputs = [script.frame("console", "BTN", "NEWHAND"),
+              script.frame("chips", "CHIPS", "B2", box.uids(50)),
+              script.frame("chips", "CHIPS", "B3", box.uids(100))]
+    for k, seat in enumerate([2, 3, 1, 2, 3, 1]):
+        inputs += script.deal(uids[k], f"S{seat}")
+    inputs += [script.frame("chips", "CHIPS", "B1", box.uids(600)),  # seat 1 raises
+               script.frame("console", "BTN", "FOLD", "2"),
+               script.frame("console", "BTN", "FOLD", "3"),
+               script.frame("chips", "CHIPS", "B1", box.uids(100)),  # the uncalled 500 back
+               script.frame("chips", "CHIPS", "B1", ""),
+               script.frame("chips", "CHIPS", "B2", ""),
+               script.frame("chips", "CHIPS", "B3", ""),
+               script.frame("chips", "CHIPS", "POT", box.uids(250))]
+    events = run(core, inputs)
+    assert alerts(events) == []
+    assert next(e.seats for e in events if isinstance(e, ev.PotAwarded)) == [1]

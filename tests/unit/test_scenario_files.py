@@ -30,14 +30,21 @@ def frames_of(recorded: list[tuple[str, bytes]]) -> list[tuple[str, str, tuple[s
 
 
 def test_every_scenario_is_shipped_and_loads() -> None:
+    """The 25 scenarios of RULES.md §4 (T25 in three cases), a draw game per draw
+    irregularity (D..) and a scenario per further rule (R..), each naming its rules."""
     by_variant: dict[str, list[str]] = {}
     for path in FILES:
         sc = load_scenario(path)
         assert sc.title and sc.rules and sc.steps, path
+        assert path.stem.startswith(sc.id.lower()), path
         by_variant.setdefault(sc.setup.variant, []).append(sc.id)
-    assert by_variant["holdem"] == [f"T{n:02d}" for n in range(1, 23)]
-    assert sorted(by_variant["draw5"]) == sorted(
-        ["T23", "T24", "T25", "T25b", "T25c", *(f"D{n:02d}" for n in range(1, 21))])
+    ids = sorted(i for ids in by_variant.values() for i in ids)
+    assert [i for i in ids if i.startswith("T")] == sorted(
+        [f"T{n:02d}" for n in range(1, 26)] + ["T25b", "T25c"])
+    assert [i for i in by_variant["holdem"] if i.startswith("T")] == [
+        f"T{n:02d}" for n in range(1, 23)]
+    assert [i for i in ids if i.startswith("D")] == [f"D{n:02d}" for n in range(1, 21)]
+    assert all(i[0] in "TDR" for i in ids), ids
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

@@ -199,6 +199,7 @@ class BettingRound:
         self._full_seen: dict[int, int] = {}  # full bets/raises of the round at that time
         self._fulls = 0
         self._pointer = -1  # index in order of the last seat that acted in turn
+        self._owing: set[int] = set()  # checked or called short: he still owes the call
         self._complete: bool | None = None
         self._next: object = _UNKNOWN
 
@@ -321,7 +322,10 @@ class BettingRound:
         if amount == 0:
             return self.check(seat)
 
-        violations = self._turn(seat)
+        # a seat that checked or called short completing the call is putting his own action
+        # right (BET-07, BET-09), not acting out of turn
+        correcting = seat in self._owing and to == self.high
+        violations = [] if correcting else self._turn(seat)
         high = self.high
         all_in = amount == stack
         full = False
@@ -478,6 +482,10 @@ class BettingRound:
             self.last_aggressor = d.seat
             self._acted = set()
         self._acted.add(d.seat)
+        if d.to < self.high and self.stacks[d.seat] > 0:
+            self._owing.add(d.seat)  # an illegal check or a short call (BET-07, BET-09)
+        else:
+            self._owing.discard(d.seat)
         self._level[d.seat] = self.high
         self._raised[d.seat] = raised and d.full_raise
         self._full_seen[d.seat] = self._fulls

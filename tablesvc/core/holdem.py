@@ -221,6 +221,7 @@ class HoldemHand:
     dead: set[int] = field(default_factory=set)  # SEAT-05: dead hands
     live_mucked: dict[int, list[str]] = field(default_factory=dict)  # D19: seat -> tags in MUCK
     voided: str | None = None  # "misdeal" (R10) or "cancelled" (R11)
+    wrong_zone: dict[str, str] = field(default_factory=dict)  # BURN-02: uid -> where it belongs
 
     def __post_init__(self) -> None:
         self.order = deal_order(self.seats, self.button)
@@ -464,6 +465,11 @@ class HoldemHand:
             return self._take(zone, rec)
         if uid in self.exposures and zone == "BURN" and previous.startswith("S"):
             return []  # R1: burned before its replacement; it serves when the flop burn is due
+        if self.wrong_zone.get(uid) == zone:
+            del self.wrong_zone[uid]  # BURN-02 remedied: the card now serves as the burn
+            if head is not None and head.dest == zone:
+                return self._take(zone, rec)
+            return []
         out: list[Outcome] = []
         if previous == "BURN" and not (zone == "MUCK" and self.over):
             out.append(self._disturbed(rec, zone))  # D18
@@ -682,6 +688,8 @@ class HoldemHand:
                 return out + self._burn_skip_expected(zone, uid, rec, head)
             return out + self._burn_extra(zone, uid, rec, head)
         burn = head.dest == "BURN"
+        if burn:
+            self.wrong_zone[uid] = "BURN"  # moved there, it is the burn after all
         return [*out, self._irr("burn_wrong_zone" if burn else "deal_order_error",
                                 "BURN-02" if burn else "DEAL-02", "warning", None, rec,
                                 head.dest, zone,

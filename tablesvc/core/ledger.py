@@ -425,8 +425,8 @@ class Ledger:
         self.clock_seat, self.clock_end = seat, ms + self.clock_ms
         return [Problem(Violation(
             "clock_running", "BET-17",
-            f"Time called on seat {seat}: {self.clock_ms // 1000} s to act, until "
-            f"{self.clock_end} ms; then he is deemed to check if he can, else to fold."), seat)]
+            f"Time called on seat {seat}: {self.clock_ms // 1000} s to act; then he is "
+            "deemed to check if he can, else to fold."), seat)]
 
     def absent(self, seat: int) -> list[LedgerOutcome]:
         """Seat ``seat`` is away (BET-16): deemed check or fold whenever it is his turn."""

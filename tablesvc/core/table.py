@@ -353,7 +353,11 @@ class TableCore:
             if self.in_hand and self.hand is not None:
                 self.hand.depart(f[0], f[1], self._ms)
         elif t == "RET":
-            if self.in_hand and isinstance(self.hand, DrawHand):
+            if self.hand is not None and self.hand.ended:
+                rec = self.hand.cards.get(f[0])
+                if rec is not None:
+                    rec.zone = "DECK"  # back in the stub after the hand: not missing
+            elif self.in_hand and isinstance(self.hand, DrawHand):
                 self._outcomes(self.hand.shoe_in(f[0], bottom=f[1] == "B"))
             elif self.in_hand and self.hand is not None:
                 self._outcomes(self.hand.shoe_in(f[0]))
@@ -718,7 +722,8 @@ class TableCore:
             # SEAT-02: the first card tells where the dealer thinks the button is
             self._alert("button_position_error", "SEAT-02", "warning",
                         f"the first card went to seat {o.seat}, but the button is at seat "
-                        f"{self.button}: the deal should start at {str(o.expected).lower()}",
+                        f"{self.button}: the deal should start at seat "
+                        f"{str(o.expected).removeprefix('S')}",
                         seat=o.seat, remedy="move the button before dealing on; cards dealt "
                         "from the wrong button are redressed, or, while no one has acted, "
                         "a misdeal (MISDEAL-04)")
@@ -1108,6 +1113,10 @@ class TableCore:
 
     # ------------------------------------------------------------------ console
     def _button(self, name: str, args: list[str]) -> None:
+        if name in ("EXPOSED", "BURN_FACE_UP", "BOXED", "BOXED_CARD") and self.in_hand \
+                and self.ledger is not None:
+            # the dealer stops to rule on a card: chips still in motion are placed (DESIGN §3)
+            self._money(self.ledger.finalize())
         if name == "NEWHAND":
             self._new_hand()
         elif name == "FOLD" and args and args[0].isdigit() and self.hand:
@@ -1140,8 +1149,8 @@ class TableCore:
                           and o.seat == seat and o.action != "post_ante"]
                 if posted and seat in self.hand.active:
                     self._alert("absent_stack_blinded", "SEAT-06", "info",
-                                f"seat {seat} is away; the dealer posted his blind of "
-                                f"{posted[0].amount} from his stack", seat=seat)
+                                f"seat {seat} is away; his blind of {posted[0].amount} "
+                                "is posted from his stack", seat=seat)
                 self._money(self.ledger.absent(seat))  # first: the fold is then his own
                 self._outcomes(self.hand.player_absent(seat, self.window_open))
         elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args

@@ -231,3 +231,19 @@ def test_deemed_fold_is_never_out_of_turn() -> None:
                      big_blind=10)
     assert r.fold(3, deemed=True).violations == ()
     assert r.check(3, deemed=True).violations == ()
+
+
+def test_bet07_bet09_completing_an_illegal_check_or_a_short_call_is_not_out_of_turn() -> None:
+    for first in ("check", "short"):
+        led = flop_ledger(4)
+        ms = 100
+        led.bet_zone(1, 400, ms)
+        if first == "check":
+            out = led.check(2)
+            assert [a[0] for a in alerts(out)] == ["illegal_check"]
+        else:
+            out = led.bet_zone(2, 200, ms + 10) + led.finalize()
+            assert [a[0] for a in alerts(out)] == ["call_short"]
+        out = led.bet_zone(2, 400, ms + 20) + led.finalize()  # he puts it right
+        assert alerts(out) == [], first
+        assert acts(out) == [(2, "call", 400)], first

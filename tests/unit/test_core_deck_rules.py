@@ -141,3 +141,19 @@ def test_a_declared_raise_or_one_motion_is_no_string_bet() -> None:
         core.chip_values = box.values
         events = run(core, string_bet_inputs(Script(), box, motions, declare))
         assert not [a for a in alerts(events) if a[0] == "string_bet_suspected"], motions
+
+
+def test_a_card_put_back_in_the_shoe_after_the_hand_is_not_reported_missing() -> None:
+    core = make_core(deck=make_deck())
+    script = Script()
+    inputs, used = clean_hand(script, make_deck(), [2, 3, 1], core=core)
+    run(core, inputs)
+    back = used[-1]  # the river card goes back into the shoe
+    events = run(core, [script.frame("chips", "CHIPS", "POT", ""),  # the pot is pushed
+                        script.frame("cards", "DEP", "BOARD", back),
+                        script.frame("shoe", "RET", back, "T")])
+    for uid in used[:-1]:
+        events += run(core, [script.frame("cards", "ARR", "MUCK", uid)])
+    events += run(core, [script.frame("console", "BTN", "NEWHAND")])
+    assert [e.reason for e in events if isinstance(e, ev.HandEnded)] == ["showdown"]
+    assert alerts(events) == []

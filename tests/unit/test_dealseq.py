@@ -783,3 +783,13 @@ def test_seat_05_absent_reported_after_the_deal_before_any_action_is_a_dead_hand
     got = t.hand.player_absent(2, window_open=True)
     assert irr(got) == [("absent_player_hand_dead", "warning")] and Folded(2) in got
     assert four().hand.player_absent(2, window_open=False) == []  # BET-16, not SEAT-05
+
+
+def test_burn_02_burn_into_the_muck_then_moved_to_the_burn_serves_as_the_burn() -> None:
+    t = four()
+    got = t.out("MUCK")
+    assert irr(got) == [("burn_wrong_zone", "warning")]
+    assert [type(o).__name__ for o in t.move(9, "BURN")] == ["Burned"]  # the remedy
+    before = len(t.log)
+    b = board(t, 10, 11, 12)  # no burn_missing: the flop follows its burn
+    assert b.street == "flop" and not irr(t.log[before:])

@@ -34,6 +34,9 @@ Format (every key but ``id``, ``setup`` and ``steps`` is optional)::
       - return: {card: "#9", where: top}  # shoe RET (after DEP from its zone)
       - console: [EXPOSED, "#2"]        # BTN; card names and #k become UIDs
       - unknown_tag: {to: S4}           # a tag of no deck (a Joker), also name: JOKER
+      - lose: {card: "#3"}              # DEP only, and the card is gone (floor, pocket)
+      - scan: {without: [Ah]}           # the shoe's DECK inventory of the deck minus cards
+      - stray_chip: {zone: B3}          # a chip of no registry joins the zone's inventory
       - push: {1: 27600}                # the dealer pushes chips of the pot to seats
       - collect                         # every card into the muck
       - console: [DRAW, 1, 3]           # draw5: S1 announces three cards
@@ -99,7 +102,7 @@ STEP_KINDS = frozenset(
     {
         *BARE_STEPS,
         "deal", "arrive", "depart", "move", "return", "bet", "check", "fold", "console",
-        "unknown_tag", "reshuffle",
+        "unknown_tag", "reshuffle", "lose", "scan", "stray_chip",
     }
 )
 _NAME_RE = re.compile(r"[A-Z][A-Z0-9_]{0,31}\Z")
@@ -442,6 +445,19 @@ def _step(raw: Any, n: int, source: str, setup: Setup) -> Step:
         if "order" in a:
             checked["order"] = _card_list(a["order"], where, "order")
         return Step(n, kind, checked)
+    if kind == "lose":
+        a = _keys(args, where, {"card"})
+        return Step(n, kind, {"card": _card_ref(a["card"], where)})
+    if kind == "scan":
+        a = _keys(args, where, set(), {"without"})
+        return Step(n, kind, {"without": _card_list(a.get("without", []), where, "without")})
+    if kind == "stray_chip":
+        a = _keys(args, where, {"zone"})
+        zone = a["zone"]
+        if not isinstance(zone, str) or not (zone == "POT" or (
+                zone[:1] == "B" and zone[1:].isdigit() and 1 <= int(zone[1:]) <= 10)):
+            raise ScenarioError(f"{where}: {zone!r} is not a chip zone (B1..B10, POT)")
+        return Step(n, kind, {"zone": zone})
     if kind == "unknown_tag":
         a = _keys(args, where, {"to"}, {"name"})
         name = a.get("name", "JOKER")
@@ -698,6 +714,24 @@ class ScenarioPlayer:
         self._fresh = set(pack)
         if self._shoe_dev is not None:
             self._shoe_dev.send("DECK", " ".join(pack))
+
+    def _do_lose(self, args: dict[str, Any]) -> None:
+        uid = self._uid(args["card"])
+        if uid not in self._where:
+            raise self._fail(f"card {args['card']} is not on the table")
+        self._dep(uid)
+        del self._where[uid]  # gone: no antenna will read it again
+
+    def _do_scan(self, args: dict[str, Any]) -> None:
+        if self._shoe_dev is None:
+            raise self._fail("a deck scan needs the shoe")
+        gone = {self._uid(c) for c in args["without"]}
+        self._shoe_dev.send("DECK", " ".join(u for u in self._deck if u not in gone))
+
+    def _do_stray_chip(self, args: dict[str, Any]) -> None:
+        zone = args["zone"]
+        stray = "FFFFFFFD00000001"  # a chip no registry knows
+        self._chips.send("CHIPS", zone, " ".join([*self._zone(zone).uids, stray]))
 
     def _do_unknown_tag(self, args: dict[str, Any]) -> None:
         name = args["name"]

@@ -1238,7 +1238,7 @@ class TableCore:
             self._outcomes(self.hand.collected())  # BURN-08: every card of the hand in the muck
         seated = sorted(s for s, p in self.players.items() if p.stack > 0)
         if len(seated) < 2:
-            self._alert("player_count_out_of_range", "SEAT-01", "warning",
+            self._alert("player_count_out_of_range", "TABLE-00", "warning",
                         f"NEWHAND pressed with {len(seated)} player(s) seated; a hand needs 2",
                         remedy="seat players with cmd/seat before dealing")
             self.hand = None

@@ -65,7 +65,7 @@ def _on_table(recorded: list[tuple[str, bytes]], values: dict[str, int]) -> int:
     for _, raw in recorded:
         f = decode(raw.decode().rstrip("\r\n"))
         if f.type == "CHIPS":
-            zones[f.fields[0]] = sum(values[u] for u in f.fields[1].split())
+            zones[f.fields[0]] = sum(values.get(u, 0) for u in f.fields[1].split())
     return sum(zones.values())
 
 

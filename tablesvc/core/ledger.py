@@ -161,6 +161,7 @@ class Ledger:
     opener: int | None = None  # draw5: the first to bet in the first round (BET-22)
     checked_out: CheckedOut | None = None
     owes: dict[int, int] = field(default_factory=dict)  # draw: a fold out of turn's call (BET-25)
+    late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
@@ -282,6 +283,26 @@ class Ledger:
         current = rnd.contributed.get(seat, 0)
         if self.owes.get(seat) and value > current:
             return out + self._pay_owed(seat, value - current)
+        if seat in self.late:
+            if value <= self.late[seat]:
+                del self.late[seat]  # the late chips went back; anything less is judged below
+                if value == current:
+                    return out
+            else:
+                return out  # still the same late chips
+        elif rnd.complete and value > current and not (self.pending and self.pending.seat == seat):
+            # BET-15: nobody may act once the round is complete; booking it would reopen the
+            # round for everyone, so the chips are not an action: they go back to him
+            self.late[seat] = current
+            if seat == rnd.last_aggressor:  # BET-12: his own bet, called by everyone
+                return [*out, Problem(Violation(
+                    "reraise_not_allowed", "BET-12",
+                    f"Seat {seat} raised his own bet to {value}, which everyone had called; "
+                    f"nobody raised after him: the {value - current} goes back to him."), seat)]
+            return [*out, Problem(Violation(
+                "action_out_of_turn", "BET-15",
+                f"Seat {seat} put {value} in after the betting round was complete: it is not "
+                f"an action; the {value - current} goes back to him."), seat)]
         if seat in self.held:
             return out + self._held_zone(self.held[seat], value, ms)
         if seat in self.reconsider:
@@ -609,6 +630,7 @@ class Ledger:
         self.finalize()
         self.street = street
         self.held.clear()
+        self.late.clear()
         self.reconsider.clear()
         self.clock_seat = self.clock_end = None
         if self.settled or self.checked_out:

@@ -247,3 +247,21 @@ def test_bet07_bet09_completing_an_illegal_check_or_a_short_call_is_not_out_of_t
         out = led.bet_zone(2, 400, ms + 20) + led.finalize()  # he puts it right
         assert alerts(out) == [], first
         assert acts(out) == [(2, "call", 400)], first
+
+
+def test_bet12_bet15_chips_after_the_round_is_complete_are_not_booked_and_go_back() -> None:
+    led = flop_ledger(4)
+    ms = 100
+    for s in (1, 2, 3, 4):
+        ms += 10
+        led.bet_zone(s, 400, ms)
+    out = led.finalize()
+    assert led.round is not None and led.round.complete
+    before = (dict(led.contributed), led.pot_total)
+    out = led.bet_zone(1, 1200, ms + 10) + led.finalize()  # the bettor raises his own bet
+    assert alerts(out) == [("reraise_not_allowed", "warning", 1)] and acts(out) == []
+    out = led.bet_zone(3, 900, ms + 20) + led.finalize()  # a caller adds chips
+    assert alerts(out) == [("action_out_of_turn", "warning", 3)] and acts(out) == []
+    out = led.bet_zone(1, 400, ms + 30) + led.bet_zone(3, 400, ms + 40) + led.finalize()
+    assert out == []  # the chips went back: nothing withdrawn
+    assert (dict(led.contributed), led.pot_total) == before and led.round.complete

@@ -11,6 +11,7 @@ STYLE = {
     "burn": "green", "card_dealt": "white", "hole_cards": "magenta", "action": "yellow",
     "alert": "bold red", "alert_detail": "red", "device_status": "blue",
     "service_started": "bold blue", "showdown": "bold yellow", "pot_awarded": "bold yellow",
+    "draw": "bold green",
 }
 
 
@@ -20,6 +21,10 @@ def _seats(seats: list[dict[str, Any]]) -> str:
 
 def describe(e: dict[str, Any]) -> str:
     t = e.get("type")
+    if t == "hand_started" and e.get("variant") == "draw5":
+        carried = f", carried pot {e['carried_pot']}" if e.get("carried_pot") else ""
+        return (f"five-card draw, dealer {e['button']}, ante {e['ante']}{carried} · "
+                f"{_seats(e['seats'])}")
     if t == "hand_started":
         return (f"button {e['button']}, blinds {e['small_blind']}/{e['big_blind']} "
                 f"(SB {e['small_blind_seat']}, BB {e['big_blind_seat']}) · {_seats(e['seats'])}")
@@ -44,10 +49,16 @@ def describe(e: dict[str, Any]) -> str:
         odd = f" (odd chip to seat {e['odd_chip_seat']})" if e.get("odd_chip_seat") else ""
         how = " uncontested" if e.get("uncontested") else ""
         return f"{e['pot']} pot {e['amount']}{how} → {shares}{odd}"
+    if t == "draw":
+        if e["received"] == e["discarded"]:
+            return f"seat {e['seat']} draws {e['received']}" if e["received"] else \
+                f"seat {e['seat']} stands pat"
+        return f"seat {e['seat']} discards {e['discarded']}, receives {e['received']}"
     if t == "hand_history":
         return f"PHH of the hand ({len(e['phh'].splitlines())} lines)"
     if t == "hand_ended":
-        return f"{e['reason']} · {_seats(e['stacks'])}"
+        carried = f" · {e['carried_pot']} stays in the pot" if e.get("carried_pot") else ""
+        return f"{e['reason']}{carried} · {_seats(e['stacks'])}"
     if t == "alert":
         seat = f" seat {e['seat']}" if e.get("seat") else ""
         return f"{e['severity'].upper()} {e['name']} [{e['rule']}]{seat}: {e['message']}"

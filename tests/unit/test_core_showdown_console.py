@@ -7,7 +7,7 @@ from typing import Any
 
 from tablesvc.core import events as ev
 from tablesvc.core.showdown import CATEGORIES
-from tests.helpers import Script, make_core, make_deck
+from tests.helpers import ChipBox, Script, make_core, make_deck
 from tests.unit.test_core_cardflow import clean_hand, run
 
 
@@ -122,20 +122,24 @@ def test_a_suspended_rule_reports_as_info_until_restored() -> None:
     assert not refused.replies[0].ok and "not suspended" in (refused.replies[0].error or "")
 
 
-def test_knocking_while_a_seat_is_short_of_the_bet_flags_the_open_issue() -> None:
+def dealt_three_handed() -> tuple[Any, Script, ChipBox, list[Any]]:
+    """Button 1, blinds in zones 2 and 3, two cards each: the inputs, not yet applied."""
     deck = make_deck()
     uids = list(deck)
     core = make_core(deck=deck)
-    from tests.helpers import ChipBox
-
     box = ChipBox()
-    core.chip_values = box.values
+    core.chip_values = box.values  # chips enrolled as they are handed out
     script = Script()
     inputs = [script.frame("console", "BTN", "NEWHAND"),
               script.frame("chips", "CHIPS", "B2", box.uids(50)),
               script.frame("chips", "CHIPS", "B3", box.uids(100))]
     for k, seat in enumerate([2, 3, 1, 2, 3, 1]):
         inputs += script.deal(uids[k], f"S{seat}")
+    return core, script, box, inputs
+
+
+def test_knocking_while_a_seat_is_short_of_the_bet_flags_the_open_issue() -> None:
+    core, script, box, inputs = dealt_three_handed()
     inputs.append(script.frame("chips", "CHIPS", "B1", box.uids(100)))  # seat 1 calls
     run(core, inputs)
     got = alerts(btn(core, script, "KNOCK"))  # seat 2 (small blind) has not completed
@@ -151,19 +155,7 @@ def test_knocking_after_a_settled_round_is_quiet() -> None:
 
 
 def test_an_uncalled_bet_given_back_before_the_pot_is_pushed_is_no_missing_chips() -> None:
-    from tests.helpers import ChipBox
-
-    deck = make_deck()
-    uids = list(deck)
-    box = ChipBox()
-    core = make_core(deck=deck)
-    core.chip_values = box.values
-    script = Script()
-    inputs = [script.frame("console", "BTN", "NEWHAND"),
-              script.frame("chips", "CHIPS", "B2", box.uids(50)),
-              script.frame("chips", "CHIPS", "B3", box.uids(100))]
-    for k, seat in enumerate([2, 3, 1, 2, 3, 1]):
-        inputs += script.deal(uids[k], f"S{seat}")
+    core, script, box, inputs = dealt_three_handed()
     inputs += [script.frame("chips", "CHIPS", "B1", box.uids(600)),  # seat 1 raises
                script.frame("console", "BTN", "FOLD", "2"),
                script.frame("console", "BTN", "FOLD", "3"),

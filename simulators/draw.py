@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from simulators.betting import Action, BettingRound
+from simulators.betting import Action, BettingRound, Limit
 from simulators.chips import ChipPile, ChipShortage
 from simulators.decks import RANKS
 from simulators.felt import MAX_ZONE_CHIPS
@@ -203,7 +203,10 @@ class _DrawGame:
             order=order,
             stacks={s: t._piles[s].value for s in order},
             limit=t.limit,
-            min_raise=t.unit,  # no blinds: the smallest bet is one smallest chip
+            # no blinds: the smallest bet is one smallest chip; fixed-limit bets the big blind
+            # before the draw and twice that after it
+            min_raise=(t.big_blind * (2 if street == "second" else 1)
+                       if t.limit is Limit.FIXED_LIMIT else t.unit),
             pot=hand.pot.value,
         )
         checks = 0

@@ -372,8 +372,6 @@ class VirtualTable:
         if draw:
             if ante_mode != "each":
                 problems.append("five-card draw: every seat antes (ante_mode 'each')")
-            if limit == Limit.FIXED_LIMIT.value:
-                problems.append("five-card draw is dealt no-limit or pot-limit")
         elif not 0 < sb <= bb or sb % self.unit or bb % self.unit:
             problems.append(f"blinds {sb}/{bb} must be 0 < SB <= BB, multiples of {self.unit}")
         if ante < 0 or ante % self.unit:

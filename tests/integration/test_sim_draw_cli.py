@@ -48,12 +48,12 @@ def test_sim_variant_draw5_deals_draw_games_and_says_what_the_service_must_be_to
 def test_sim_refuses_a_draw_table_the_rules_do_not_allow(tmp_path: Path) -> None:
     cfg = table_config(tmp_path)
     cfg.write_text(cfg.read_text().replace(
-        '[registry]', '[game]\nlimit = "fixed-limit"\n[registry]'))
+        '[registry]', '[game]\nante = 25\nante_mode = "big_blind"\n[registry]'))
     done = subprocess.run(
         [*CLI, "sim", "--config", str(cfg), "--variant", "draw5", "--wait", "0", "--tcp"],
         capture_output=True, text=True, cwd=ROOT, timeout=WAIT)
     assert done.returncode == 2
-    assert "no-limit or pot-limit" in done.stderr
+    assert "every seat antes" in done.stderr
 
 
 @pytest.mark.parametrize(("variant", "ante", "expected"), [

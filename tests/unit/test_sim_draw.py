@@ -350,8 +350,6 @@ def test_the_same_seed_deals_the_same_frames() -> None:
 
 
 def test_a_draw_table_refuses_what_draw_does_not_have() -> None:
-    with pytest.raises(ValueError, match="no-limit or pot-limit"):
-        recorded_table(FOUR, seed=1, variant="draw5", limit="fixed-limit")
     with pytest.raises(ValueError, match="every seat antes"):
         recorded_table(FOUR, seed=1, variant="draw5", ante=25, ante_mode="big_blind")
     with pytest.raises(ValueError, match="variant"):

@@ -159,6 +159,12 @@ def cmd_chips_enroll(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    from tablesvc.watch import run_watch
+
+    return run_watch(_load(args.config), args)
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     from tablesvc.simrun import run_sim
 
@@ -197,6 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--wait", type=float, default=2.0,
                    help="seconds to wait after start before dealing")
     s.set_defaults(func=cmd_sim)
+
+    w = sub.add_parser("watch", help="print a table's live events (or only its alerts), one "
+                       "line each")
+    w.add_argument("--config", required=True, help="the table's config: broker and topics")
+    w.add_argument("--alerts", action="store_true", help="only the alerts topic")
+    w.add_argument("--secure", action="store_true",
+                   help="also secure/events (hole cards): needs a user the broker lets read it")
+    w.add_argument("--json", action="store_true", help="print the events as JSON lines")
+    w.add_argument("--username", default=None, help="broker user (default: the config's)")
+    w.add_argument("--password-file", default=None)
+    w.add_argument("--count", type=int, default=None, help="exit after this many messages")
+    w.add_argument("--timeout", type=float, default=None, help="exit after this many seconds")
+    w.set_defaults(func=cmd_watch)
 
     rp = sub.add_parser("replay", help="print the events a journal produces, as JSON lines")
     rp.add_argument("journal")

@@ -1,0 +1,62 @@
+"""``tablesvc watch`` against a real mosquitto: what a floor terminal prints."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tablesvc.localbroker import Mosquitto, free_port
+from tests.conftest import ROOT
+
+CLI = [sys.executable, "-m", "tablesvc.cli", "watch"]
+PREFIX = "tablesvc/v1/demo/t01"
+
+
+def config(tmp: Path, port: int) -> Path:
+    cfg = tmp / "table.toml"
+    cfg.write_text(f'[table]\nvenue = "demo"\nid = "t01"\n[mqtt]\nport = {port}\n')
+    return cfg
+
+
+def alert(seq: int, name: str) -> dict[str, object]:
+    return {"v": 1, "venue": "demo", "table": "t01", "seq": seq, "prev_seq": None,
+            "ts": "2026-11-30T01:00:00.000Z", "hand": 3, "type": "alert", "id": f"t01-a{seq}",
+            "name": name, "rule": "BURN-04", "severity": "critical", "seat": None,
+            "message": "the flop was dealt without a burn card", "remedy": "redress"}
+
+
+def test_watch_alerts_prints_each_alert_of_the_table_and_nothing_else(
+        tmp_path: Path, broker: Mosquitto) -> None:
+    watcher = subprocess.Popen([*CLI, "--config", str(config(tmp_path, broker.port)),
+                                "--alerts", "--count", "2", "--timeout", "20"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=ROOT)
+    pub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    pub.connect("127.0.0.1", broker.port)
+    pub.loop_start()
+    time.sleep(1.5)  # the watcher subscribes
+    pub.publish(f"{PREFIX}/events", json.dumps({**alert(1, "x"), "type": "burn"}), qos=1)
+    pub.publish(f"{PREFIX}/alerts", json.dumps(alert(2, "burn_missing")), qos=1)
+    pub.publish("tablesvc/v1/demo/t02/alerts", json.dumps(alert(3, "other_table")), qos=1)
+    pub.publish(f"{PREFIX}/alerts", json.dumps(alert(4, "premature_card")), qos=1)
+    out, err = watcher.communicate(timeout=30)
+    pub.loop_stop()
+    assert watcher.returncode == 0, err
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 2
+    assert "CRITICAL burn_missing [BURN-04]" in lines[0] and "premature_card" in lines[1]
+    assert "other_table" not in out
+
+
+def test_watch_without_a_broker_says_so_and_fails(tmp_path: Path) -> None:
+    done = subprocess.run([*CLI, "--config", str(config(tmp_path, free_port())),
+                           "--timeout", "5"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=30)
+    assert done.returncode == 2
+    assert "cannot reach the broker" in done.stdout + done.stderr

@@ -237,12 +237,13 @@ class TableCore:
         hand = self.hand
         return {
             "hand": self.hand_no if hand else None,
+            "variant": self.s.variant,
             "in_hand": bool(hand and not hand.ended),
             "button": self.button,
             "street": hand.street if hand else None,
             "board": list(hand.board) if hand else [],
             "active": hand.active if hand else [],
-            "pot": self.ledger.pot_total if self.ledger and self.in_hand else 0,
+            "pot": self.ledger.pot_total if self.ledger and self.in_hand else self.carry,
             "players": [{"seat": p.seat, "name": p.name, "stack": p.stack}
                         for p in sorted(self.players.values(), key=lambda p: p.seat)],
             "devices": {n: link.state for n, link in self.links.items()},

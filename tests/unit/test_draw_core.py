@@ -669,3 +669,16 @@ def test_doctests_of_the_draw_modules_hold() -> None:
 
     assert doctest.testmod(draw).failed == 0
     assert doctest.testmod(carddraw).failed == 0
+
+
+def test_the_state_snapshot_shows_the_game_and_the_pot_that_carries_over() -> None:
+    t = DrawTable({1: 1000, 2: 1000, 3: 1000}, button=3)
+    t.newhand([1, 2, 3])
+    t.deal_round([1, 2, 3])
+    snap = t.core.snapshot()
+    assert (snap["variant"], snap["street"], snap["pot"]) == ("draw5", "predraw", 30)
+    for s in (1, 2, 3):
+        t.check(s)
+    snap = t.core.snapshot()
+    assert (snap["in_hand"], snap["pot"]) == (False, 30)
+    assert DECK[t.out[0]] not in str(snap)

@@ -311,13 +311,19 @@ class DrawHand:
                           "the player keeps the card; play goes on")]
 
     def boxed(self, uid: str | None, window_open: bool) -> list[DrawOutcome]:
+        """A face-up card found in the deck: in draw the seeds treat it as an exposed card
+        (EXPOSE-06, DRAW-06); there is no burn to put it in."""
         return self.exposed(uid, window_open) if uid else []
 
     def redress_impossible(self, window_open: bool) -> list[DrawOutcome]:
+        """Draw has no queue to rewrite: a card that cannot be redressed is settled by the
+        count rules (MISDEAL-16, DRAW-07), which the counts already report."""
         del window_open
         return []
 
     def player_absent(self, seat: int, window_open: bool) -> list[DrawOutcome]:
+        """The seeds have no absent-player rule for draw; the hand of a player who has left
+        is folded (the ledger deems his turns, BET-16)."""
         del window_open
         return self.fold(seat) if seat in self.active else []
 

@@ -20,6 +20,12 @@ from tablesvc.config import Config, resolve
 DEFAULT_SEATS = {s: 10_000 for s in range(1, 7)}
 
 
+def _print_devices(rig: VirtualTableRig) -> None:
+    print("# virtual devices are up; put these into the service's config:")
+    for name, url in rig.device_urls().items():
+        print(f'[devices.{name}]\nurl = "{url}"')
+
+
 def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
     script = None
     if getattr(args, "phh", None):
@@ -80,9 +86,7 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
         print(f"cannot set up the virtual table: {err}", file=sys.stderr)
         return 2
     try:
-        print("# virtual devices are up; put these into the service's config:")
-        for name, url in rig.device_urls().items():
-            print(f'[devices.{name}]\nurl = "{url}"')
+        _print_devices(rig)
         table = rig.table
         if table.variant != game.variant or table.ante != game.ante:
             print(f'# the virtual table deals {table.variant} with ante {table.ante}: put\n'
@@ -131,9 +135,7 @@ def _run_scenario(scenario: Scenario, folder: Path, cfg: Config, cfg_path: Path,
         print(f"cannot set up the virtual table: {err}", file=sys.stderr)
         return 2
     try:
-        print("# virtual devices are up; put these into the service's config:")
-        for name, url in rig.device_urls().items():
-            print(f'[devices.{name}]\nurl = "{url}"')
+        _print_devices(rig)
         stakes = (f"ante {setup.ante} each" if setup.variant == "draw5" else
                   f"blinds {setup.small_blind}/{setup.big_blind}, ante {setup.ante} "
                   f"({setup.ante_mode})")

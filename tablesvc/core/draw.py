@@ -71,7 +71,6 @@ class Exchange:
     received: list[str] = field(default_factory=list)
     done: bool = False
     forfeited: bool = False
-    viewed: bool = False
     reopened: bool = False
     flagged: set[str] = field(default_factory=set)  # alert names raised for this turn
 
@@ -106,10 +105,8 @@ class DrawHand:
     counted: bool = False  # the deal's card counts were checked (MISDEAL-16)
     turns: list[Exchange] = field(default_factory=list)
     exposed_at_draw: list[str] = field(default_factory=list)
-    reshuffled: bool = False
     last_finished: Exchange | None = None
     reshuffle_flagged: bool = False
-    premature: set[str] = field(default_factory=set)
     pack: set[str] = field(default_factory=set)  # the scanned reshuffled pack (DRAW-05)
     folded_cards: set[str] = field(default_factory=set)
     dead: set[int] = field(default_factory=set)  # out of this game (too many cards, A-38)
@@ -126,11 +123,6 @@ class DrawHand:
     @property
     def street(self) -> str:
         return self.phase
-
-    @property
-    def river_dealt(self) -> bool:
-        """The hold'em name of "every card the game needs is out": the draw is complete."""
-        return self.phase == "postdraw"
 
     @property
     def deal_total(self) -> int:
@@ -212,7 +204,6 @@ class DrawHand:
         rec.zone = "DECK"
         rec.lifted_from = None
         self.in_shoe += 1
-        self.premature.discard(uid)
         if bottom:
             self.bottom = uid
         if self.pending == uid:
@@ -274,7 +265,6 @@ class DrawHand:
         turn = self._turn(seat)
         if turn is None:
             return []
-        turn.viewed = True
         skipped = [t for t in self.turns if t.forfeited is False and not t.done
                    and "skipped" in t.flagged]
         out: list[DrawOutcome] = []
@@ -419,7 +409,6 @@ class DrawHand:
         self.in_shoe = len(pack)
         self.bottom = pack[-1] if pack else None
         self.pack_known = True
-        self.reshuffled = True
         self.reshuffle_flagged = False
         return out
 
@@ -470,7 +459,6 @@ class DrawHand:
             return [Dealt(seat, len(hole), rec.index, rec.card, rec.face_up,
                           tuple(self._cards(seat)) if len(hole) == CARDS else None)]
         if (self.phase == "predraw" and not betting_over) or self.phase == "postdraw":
-            self.premature.add(uid)
             self.hole.setdefault(seat, []).append(uid)
             return [self._irr(
                 "premature_card", "DRAW-02", "critical", seat, rec, None, zone,
@@ -809,5 +797,4 @@ class DrawHand:
                 "SHOE", f"card #{rec.index}, a folded hand's card, came out of the reshuffled "
                 "pack", "folded hands stay out of the pack"))
         self.pack_known = False
-        self.reshuffled = True
         return out

@@ -732,7 +732,8 @@ class TableCore:
     # ------------------------------------------------------------------ chips
     def _chips(self, zone: str, uids: str, ms: int) -> None:
         value, unknown = 0, 0
-        for uid in uids.split(" ") if uids else ():
+        chips = uids.split(" ") if uids else []
+        for uid in chips:
             v = self.chip_values.get(uid)
             if v is None:
                 unknown += 1
@@ -745,7 +746,7 @@ class TableCore:
                         "`tablesvc chips enroll`", evidence={"zone": zone, "unknown": unknown})
         before = self.zones.get(zone, 0)
         self.zones[zone] = value
-        pieces = len(uids.split(" ")) if uids else 0
+        pieces = len(chips)
         pieces_before = self.zone_chips.get(zone, 0)
         self.zone_chips[zone] = pieces
         if value > before and zone.startswith("B") and zone[1:].isdigit() and self.ledger \

@@ -19,7 +19,7 @@ SECURE = frozenset(cls.model_fields["type"].default for cls in EVENT_TYPES
 PLAYERS = {1: "Ann", 3: "Ben", 4: "Cy", 7: "Di"}
 
 
-def write_config(tmp: Path, rig: VirtualTableRig, port: int) -> Path:
+def write_config(tmp: Path, rig: VirtualTableRig, port: int, extra: str = "") -> Path:
     devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in rig.device_urls().items())
     players = "".join(f'[[players]]\nseat = {s}\nname = "{n}"\nstack = 5000\n'
                       for s, n in PLAYERS.items())
@@ -27,7 +27,7 @@ def write_config(tmp: Path, rig: VirtualTableRig, port: int) -> Path:
     cfg.write_text(
         f'[table]\nvenue = "demo"\nid = "t01"\n{devices}'
         f'[registry]\ndecks = "{rig.decks_dir}"\nchips = "{rig.chips_path}"\n{players}'
-        f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{tmp / "store"}"\n')
+        f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{tmp / "store"}"\n{extra}')
     return cfg
 
 
@@ -49,8 +49,10 @@ def all_devices_online(sub: Subscriber) -> bool:
 
 def start_service(tmp_path: Path, rig: VirtualTableRig, broker: Mosquitto,
                   service_factory: Callable[[Path], ServiceProcess],
-                  sub: Subscriber) -> tuple[Path, ServiceProcess]:
-    cfg = write_config(tmp_path, rig, broker.port)
+                  sub: Subscriber, extra: str = "") -> tuple[Path, ServiceProcess]:
+    """The service on the rig's devices, once every device reports online; ``extra`` is
+    more TOML for the config (a [game] section, say)."""
+    cfg = write_config(tmp_path, rig, broker.port, extra)
     svc = service_factory(cfg)
     svc.start()
     wait_until(lambda: all_devices_online(sub), 20, "all four devices online")

@@ -17,7 +17,7 @@ from simulators.table import HandRecord
 from simulators.virtual import VirtualTableRig
 from tablesvc.localbroker import Mosquitto, wait_until
 from tests.conftest import ServiceProcess, Subscriber
-from tests.integration.conftest import PLAYERS, PREFIX, SECURE, all_devices_online, write_config
+from tests.integration.conftest import PLAYERS, PREFIX, SECURE, start_service
 from tests.integration.test_e2e import assert_contiguous, hands_ended, replay
 
 pytestmark = pytest.mark.integration
@@ -36,11 +36,8 @@ def test_draw_games_reach_subscribers_with_cards_only_on_secure_and_replay_exact
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    cfg = write_config(tmp_path, draw_rig, broker.port)
-    cfg.write_text(cfg.read_text() + '[game]\nvariant = "draw5"\nante = 25\n')
-    svc = service_factory(cfg)
-    svc.start()
-    wait_until(lambda: all_devices_online(sub), 20, "all four devices online")
+    cfg, svc = start_service(tmp_path, draw_rig, broker, service_factory, sub,
+                             extra='[game]\nvariant = "draw5"\nante = 25\n')
     records: list[HandRecord] = [draw_rig.table.play_hand() for _ in range(3)]
     wait_until(lambda: hands_ended(sub) == 3, 30, "three games ended")
     assert svc.stop() == 0

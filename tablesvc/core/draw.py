@@ -494,6 +494,9 @@ class DrawHand:
     def _cards(self, seat: int) -> list[str]:
         return [self.cards[u].card for u in self.hole.get(seat, ())]
 
+    def hole_count(self, seat: int) -> int:
+        return len(self.hole.get(seat, ()))
+
     def cards_of(self, seat: int) -> list[str]:
         """The cards seat holds now (secure)."""
         return self._cards(seat)

@@ -254,6 +254,13 @@ class HoldemHand:
         seat = int(rec.zone[1:])
         return seat if rec.card in self.hole.get(seat, ()) else None
 
+    def hole_count(self, seat: int) -> int:
+        return len(self.hole.get(seat, ()))
+
+    def cards_of(self, seat: int) -> list[str]:
+        """The hole cards seat holds now (secure)."""
+        return list(self.hole.get(seat, ()))
+
     def expected(self, betting_over: bool = True) -> str | None:
         """Destination of the next card out of the deck; None: no card may leave the deck."""
         head = self.queue[0] if self.queue else None
@@ -302,9 +309,11 @@ class HoldemHand:
         if zone == "BOARD" and uid in self.premature:
             rec.zone = "RETRACTED"
 
-    def shoe_in(self, uid: str) -> list[Outcome]:
+    def shoe_in(self, uid: str, bottom: bool = False) -> list[Outcome]:
         """A card went back on top of the deck (redress, "Burn Card zurück"); it keeps its index
-        and must be the next card out (RULES.md §2.1)."""
+        and must be the next card out (RULES.md §2.1). Hold'em has no stub to put a card
+        under, so ``bottom`` changes nothing."""
+        del bottom
         rec = self.cards.get(uid)
         if rec is None or self.ended:
             return []

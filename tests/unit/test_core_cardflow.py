@@ -204,4 +204,4 @@ def test_newhand_with_one_player_raises_player_count_alert_and_deals_nothing():
     core = make_core({3: 1000})
     events = run(core, [Script().frame("console", "BTN", "NEWHAND")])
     assert [e.type for e in events] == ["alert"]
-    assert core.hand is None
+    assert core.session is None

@@ -230,7 +230,7 @@ def test_floor_declares_a_foul_hand_which_cannot_win_and_acks_a_critical_alert()
     out = t.core.apply(t.s.cmd("declare", ruling="foul_hand", seat=1, reason="three cards"))
     assert out.replies[0].ok
     assert "foul_hand" in [e.name for e in out.events if isinstance(e, ev.Alert)]
-    assert 1 not in t.core.hand.active  # type: ignore[union-attr]
+    assert 1 not in t.core.session.tracker.active  # type: ignore[union-attr]
     t.feed(*t.s.deal("0123456789ABCDEF", "S2"))  # a joker: critical, must be acknowledged
     critical = next(a for a in t.of(ev.Alert) if a.severity == "critical")
     assert t.core.snapshot()["open_alerts"] == [{"id": critical.id, "name": critical.name}]

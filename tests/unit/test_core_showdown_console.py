@@ -63,7 +63,7 @@ def test_a_shown_winner_awarded_correctly_raises_nothing_and_late_objections_are
 
 def test_an_overstated_announcement_is_misannounced_and_an_understated_one_a_mismatch() -> None:
     core, script, _ = checked_down()
-    shown = core.ledger.settled.showdown[0]
+    shown = core.session.ledger.settled.showdown[0]
     seat, category = shown.seat, shown.value.category
     assert category != "straight flush"  # this deck's hands leave room above
     higher = CATEGORIES[CATEGORIES.index(category) + 1]
@@ -78,9 +78,9 @@ def test_an_overstated_announcement_is_misannounced_and_an_understated_one_a_mis
 
 def test_a_tabled_and_announced_hand_thrown_in_the_muck_stays_in_contention() -> None:
     core, script, _ = checked_down()
-    shown = core.ledger.settled.showdown[0]
+    shown = core.session.ledger.settled.showdown[0]
     btn(core, script, "ANNOUNCED", str(shown.seat), shown.value.category.replace(" ", "_"))
-    uid = next(u for u, r in core.hand.cards.items() if r.zone == f"S{shown.seat}")
+    uid = next(u for u, r in core.session.tracker.cards.items() if r.zone == f"S{shown.seat}")
     events = run(core, [script.frame("cards", "DEP", f"S{shown.seat}", uid),
                         script.frame("cards", "ARR", "MUCK", uid)])
     assert alerts(events, info=True) == [("tabled_hand_mucked", "SHOW-08", shown.seat)]

@@ -392,7 +392,7 @@ def test_t25_skipped_player_case_b_forfeits_after_the_next_player_looked() -> No
     t.exchange(4, 1)
     draws = [(d.seat, d.discarded, d.received) for d in t.of(ev.Draw)]
     assert (2, 0, 0) in draws and draws[-1] == (4, 1, 1)
-    assert len(t.core.hand.hole[2]) == 5  # type: ignore[union-attr]
+    assert len(t.core.session.tracker.hole[2]) == 5  # type: ignore[union-attr]
 
 
 def test_t25_skipped_player_case_c_plays_short_with_his_discards_gone() -> None:
@@ -405,7 +405,7 @@ def test_t25_skipped_player_case_c_plays_short_with_his_discards_gone() -> None:
     t.exchange(3, 3)
     t.button("CARDS_VIEWED", "3")
     t.exchange(4, 0)
-    assert len(t.core.hand.hole[2]) == 3  # type: ignore[union-attr]
+    assert len(t.core.session.tracker.hole[2]) == 3  # type: ignore[union-attr]
     t.bet(1, 50)
     t.bet(2, 50)
     t.fold(3)
@@ -445,8 +445,8 @@ def test_t24_exposed_at_the_draw_first_under_the_stub_then_to_the_discards() -> 
     assert "under the stub" in exposed[0].remedy and "discards" in exposed[1].remedy
     assert t.problems() == [("card_exposed_at_draw", "warning")] * 2
     assert [(d.seat, d.received) for d in t.of(ev.Draw)][:2] == [(1, 2), (2, 1)]
-    assert len(t.core.hand.hole[1]) == 5  # type: ignore[union-attr]
-    assert t.core.hand.bottom == x  # type: ignore[union-attr]
+    assert len(t.core.session.tracker.hole[1]) == 5  # type: ignore[union-attr]
+    assert t.core.session.tracker.bottom == x  # type: ignore[union-attr]
 
 
 def test_dealing_the_card_put_under_the_stub_is_bottom_card_dealt() -> None:
@@ -513,7 +513,7 @@ def test_t23_stub_runs_out_and_the_right_pack_is_reshuffled() -> None:
     t.exchange(8, 3)
     assert t.problems() == []
     assert len(t.shoe) == 4  # r7..r10 stay undealt
-    assert all(len(t.core.hand.hole[s]) == 5 for s in (1, 4, 5, 6, 7, 8))  # type: ignore[union-attr]
+    assert all(len(t.core.session.tracker.hole[s]) == 5 for s in (1, 4, 5, 6, 7, 8))  # type: ignore[union-attr]
 
 
 def test_t23_a_pack_with_the_current_players_discards_is_ineligible() -> None:

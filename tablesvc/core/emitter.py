@@ -1,0 +1,109 @@
+"""The table's voice: every event the core publishes passes through one ``Emitter``.
+
+It numbers events (``seq`` per table, ``prev_seq`` per feed), raises alerts with their rule ID
+and keeps the critical ones open until acknowledged, and collects what one input produced. It
+outlives every hand, because a seq is never reused and an open alert survives its hand.
+Pure: no clock (the input's timestamp is the event's ``ts``), no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablesvc.core import events as ev
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The answer to a command, for ``cmd/<name>/reply``. Not an event: it has no seq."""
+
+    cmd: str
+    request_id: Any
+    ok: bool
+    error: str | None = None
+    data: Any = None
+
+    def payload(self) -> dict[str, Any]:
+        return {"request_id": self.request_id, "ok": self.ok, "error": self.error,
+                "data": self.data}
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A diagnostic for the service log (a dropped frame, say). Never carries a hole card."""
+
+    level: str
+    message: str
+    fields: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Output:
+    """Everything one input produced, in order."""
+
+    events: list[ev.Event] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+
+
+class Emitter:
+    """Numbers and collects the events of one table.
+
+    ``current_hand`` answers the hand number an event belongs to when the caller gives none:
+    the hand under way, or None between hands (DESIGN §8).
+    """
+
+    def __init__(self, venue: str, table: str, current_hand: Callable[[], int | None]) -> None:
+        self.venue = venue
+        self.table = table
+        self.current_hand = current_hand
+        self.seq = 0
+        self.last_on_feed: dict[str, int | None] = {"public": None, "secure": None}
+        self.alert_count = 0
+        self.open_alerts: dict[str, str] = {}  # critical alerts not yet acknowledged: id -> name
+        self.suspended: dict[str, str] = {}  # rule ID -> reason (DRAW-10)
+        self.out = Output()
+        self.ts = ""
+        self.ms = 0
+
+    def begin(self, ts: str, ms: int) -> Output:
+        """Start the output of a new input stamped ``ts`` (``ms`` since the epoch)."""
+        self.out = Output()
+        self.ts = ts
+        self.ms = ms
+        return self.out
+
+    def emit(self, cls: type[ev.Event], **payload: Any) -> ev.Event:
+        self.seq += 1
+        feed = cls.FEED
+        hand = payload.pop("hand") if "hand" in payload else self.current_hand()
+        event = cls(venue=self.venue, table=self.table, seq=self.seq,
+                    prev_seq=self.last_on_feed[feed], ts=self.ts, hand=hand, **payload)
+        self.last_on_feed[feed] = self.seq
+        self.out.events.append(event)
+        return event
+
+    def alert(self, name: str, rule: str, severity: str, message: str, *,
+              seat: int | None = None, remedy: str = "", cards: list[str] | None = None,
+              evidence: dict[str, Any] | None = None, **extra: Any) -> None:
+        """Raise one alert: public, without card identities; the cards and the evidence go
+        to a secure ``alert_detail`` with the same id."""
+        if rule in self.suspended and severity != "info":
+            severity = "info"  # DRAW-10: the players agreed to suspend this rule
+            message = f"(rule {rule} suspended) {message}"
+        self.alert_count += 1
+        alert_id = f"{self.table}-a{self.alert_count}"
+        self.emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
+                  message=message, remedy=remedy, **extra)
+        if severity == "critical":
+            self.open_alerts[alert_id] = name
+        if cards or evidence:
+            self.emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {})
+
+    def note(self, level: str, message: str, **fields: Any) -> None:
+        self.out.notes.append(Note(level, message, fields))
+
+    def reply(self, reply: Reply) -> None:
+        self.out.replies.append(reply)

@@ -1,0 +1,516 @@
+"""One hand, from NEWHAND to its end: the per-hand session.
+
+Everything that belongs to one hand lives here and nowhere else: the game's card tracker, the
+ledger of its chips, its PHH book, the misdeal window, the card between shoe and zone, and the
+hand's rule monitors. The table creates a session at NEWHAND; when the hand ends the session
+only answers for the collection of its cards, and the next NEWHAND drops it. Nothing here is
+reset by hand: a new hand is a new object.
+
+The session never asks which game it plays: what differs between games is the ``Variant``'s
+(``tablesvc.core.variants``), and the card flow is the game's ``Tracker``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from tablesvc.core import events as ev
+from tablesvc.core.commands import CommandError
+from tablesvc.core.draw import DrawComplete, Drew
+from tablesvc.core.emitter import Emitter
+from tablesvc.core.history import HistoryBook
+from tablesvc.core.holdem import (
+    BoardDealt,
+    Burned,
+    CardAfterEnd,
+    Dealt,
+    Folded,
+    Irregularity,
+)
+from tablesvc.core.ledger import (
+    Acted,
+    CheckedOut,
+    Ledger,
+    LedgerOutcome,
+    Posted,
+    Problem,
+    Returned,
+    Settled,
+)
+from tablesvc.core.monitors.settlement import SettlementReport
+from tablesvc.core.monitors.showdown_console import ShowdownConsole
+from tablesvc.core.monitors.string_bets import StringBets
+from tablesvc.core.remedies import REMEDIES
+from tablesvc.core.settings import Player, TableSettings, seat_zone
+from tablesvc.core.tracker import Tracker
+
+if TYPE_CHECKING:
+    from tablesvc.core.variants.base import Variant
+
+CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
+
+
+STREET_WORDS = {"predraw": "first", "postdraw": "second"}
+NEXT_STEP = {"preflop": "the flop", "flop": "the turn", "turn": "the river",
+             "river": "the showdown", "predraw": "the draw", "postdraw": "the showdown"}
+
+
+class TableContext(Protocol):
+    """What a hand may see and change of the table it is played at."""
+
+    s: TableSettings
+    out: Emitter
+    players: dict[int, Player]
+    zones: dict[str, int]
+    has_shoe: bool
+    button: int | None
+    hand_no: int
+    carry: int
+
+    def eliminate(self, order: tuple[int, ...]) -> None: ...
+
+
+class HandSession:
+    """The state and the flow of one hand. ``tracker`` follows its cards, ``ledger`` its chips.
+
+    The rules that are the hand's own (the misdeal window, the card lost between shoe and
+    zone, round completion, the knock, the showdown) are methods here, each naming its rule;
+    the cross-cutting checks are the monitors in ``tablesvc.core.monitors``; what only one game
+    has is its variant's.
+    """
+
+    RULES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "MISDEAL-01": ("misdeal_window_closed",),
+        "EXPOSE-02": ("card_location_lost",),
+        "EXPOSE-05": ("player_exposed_own_card",),
+        "BET-06": ("round_complete",),
+        "BET-08": ("fold_recorded",),
+        "BET-15": ("action_out_of_turn",),
+        "BET-18": ("player_left_with_live_hand",),
+        "BET-23": ("chips_added_mid_hand",),
+        "BOARD-04": ("round_closed_with_open_issue",),
+        "BOARD-06": ("card_after_hand_end",),
+        "TABLE-06": ("chips_removed_from_table",),
+        "SEAT-06": ("absent_stack_blinded",),
+        "SHOW-09": ("foul_hand_card_count",),
+        "POT-08": ("foul_hand",),
+    }
+
+    def __init__(self, table: TableContext, game: Variant, number: int, tracker: Tracker,
+                 ledger: Ledger, book: HistoryBook | None) -> None:
+        self.table = table
+        self.out = table.out
+        self.game = game
+        self.number = number
+        self.tracker = tracker
+        self.ledger = ledger
+        self.book = book
+        self.window_open = False  # the misdeal window (MISDEAL-01)
+        self.round_done: str | None = None  # BET-06: the street whose completion was said
+        self.out_since: tuple[str, int] | None = None  # (uid, ms): a card between shoe and zone
+        self.bets = StringBets(self.out, table.s.motion_ms)
+        self.showdown = ShowdownConsole(self.out, table.s.qualification_table,
+                                        game.folds_recoverable)
+        self.report = SettlementReport(self.out)
+        self.monitors = game.monitors(self)
+
+    # ------------------------------------------------------------------ life
+    @property
+    def live(self) -> bool:
+        """The hand is under way (not ended)."""
+        return not self.tracker.ended
+
+    def start(self) -> None:
+        """Announce the hand and post its forced bets."""
+        self.game.started(self)
+        self.money(self.ledger.post_forced())
+
+    def deadline(self) -> int | None:
+        """The input time at which a tick changes something in this hand, if any."""
+        times = []
+        if (t := self.ledger.deadline()) is not None:
+            times.append(t)
+        if self.out_since is not None:
+            times.append(self.out_since[1] + self.table.s.deliver_ms)
+        return min(times) if times else None
+
+    # ------------------------------------------------------------------ the game's hooks
+    def defect(self, what: str, rule: str) -> None:
+        """A defective deck turned up while the hand runs: the game says what follows."""
+        if self.live:
+            self.game.defect(self, what, rule)
+
+    # ------------------------------------------------------------------ cards
+    def lost(self, ms: int) -> None:
+        """D8: a card left the shoe and no antenna read it within T_deliver (EXPOSE-02)."""
+        out = self.out_since
+        deliver_ms = self.table.s.deliver_ms
+        if out is None or ms < out[1] + deliver_ms:
+            return
+        self.out_since = None
+        hand = self.tracker
+        if hand.ended or hand.pending != out[0]:
+            return
+        rec = hand.cards.get(out[0])
+        index = rec.index if rec else 0
+        self.out.alert("card_location_lost", "EXPOSE-02", "warning",
+                       f"card #{index} left the shoe but no antenna has read it for "
+                       f"{deliver_ms / 1000:g} s", remedy="find the card: on the floor or "
+                       "seen by a player it counts as exposed; a board card dealt during "
+                       "betting is premature; otherwise the floor decides (R12)",
+                       cards=[rec.card] if rec else [], evidence={"index": index})
+
+    def card_out(self, uid: str, card: str, face_up: bool, ms: int) -> None:
+        """A card of the deck in play left the shoe."""
+        hand = self.tracker
+        self.money(self.ledger.finalize())  # a card from the deck ends any bet in motion
+        if hand.next_index == 1:
+            self.window_open = True  # the deal begins: the misdeal window opens
+            self.game.first_card(self)
+        self.outcomes(hand.card_out(uid, card, face_up))
+        if hand.pending == uid:
+            self.out_since = (uid, ms)
+
+    def arrive(self, zone: str, uid: str, card: str, ms: int) -> None:
+        """A card of this hand (``card``) was read in ``zone``."""
+        hand = self.tracker
+        if self.out_since is not None and self.out_since[0] == uid:
+            self.out_since = None
+        if zone == "MUCK" and not self.showdown.awarded:
+            self.showdown.mucked(hand.owner(uid))
+        ledger = self.ledger
+        self.money(ledger.finalize())
+        self.outcomes(hand.arrive(
+            zone, uid, card, betting_over=ledger.betting_over(),
+            bb_option_pending=ledger.bb_option_pending(), ms=ms,
+            fold_possible=self._fold_possible(zone, uid)))
+
+    def _fold_possible(self, zone: str, uid: str) -> bool:
+        """Can these cards in the muck be their owner's fold (SHOW-13)?
+
+        Only the ledger knows whose turn it is: a seat may fold when it is its turn, when it
+        faces a bet (a fold out of turn, BET-15), or when it is away; otherwise its cards in
+        the muck are a live hand swept by mistake.
+        """
+        ledger = self.ledger
+        if zone != "MUCK" or ledger.round is None:
+            return True
+        seat = self.tracker.owner(uid)
+        rnd = ledger.round
+        if seat is None or seat not in rnd.active or rnd.complete:
+            return True
+        return seat == rnd.next_actor or rnd.to_call(seat) > 0 or seat in ledger.away
+
+    def returned(self, uid: str, bottom: bool) -> None:
+        """A card went back into the shoe (``RET``)."""
+        hand = self.tracker
+        if hand.ended:
+            rec = hand.cards.get(uid)
+            if rec is not None:
+                rec.zone = "DECK"  # back in the stub after the hand: not missing
+        else:
+            self.outcomes(hand.shoe_in(uid, bottom=bottom))
+
+    def outcomes(self, outcomes: Sequence[Any]) -> None:
+        """Turn what the tracker saw into events, alerts and betting state."""
+        emit = self.out.emit
+        for o in outcomes:
+            if isinstance(o, Dealt):
+                emit(ev.CardDealt, seat=o.seat, n=o.n, index=o.index, face_up=o.face_up,
+                     card=o.card if o.face_up else None)
+                if o.hole is not None:
+                    emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
+                    if self.book is not None:
+                        self.book.hole(o.seat, o.hole)
+                self.game.dealt(self)
+            elif isinstance(o, Burned):
+                emit(ev.Burn, before=o.before, index=o.index)
+            elif isinstance(o, BoardDealt):
+                emit(ev.Board, street=o.street, cards=list(o.cards), board=list(o.board))
+                if self.book is not None:
+                    self.book.board(o.cards)
+                self.ledger.next_street(o.street)
+                self.game.showdown(self)
+            elif isinstance(o, Folded):
+                self.money(self.ledger.fold(o.seat))
+            elif isinstance(o, Irregularity):
+                self._irregular(o)
+            elif isinstance(o, Drew):
+                if not o.again:  # a reopened exchange was announced already
+                    emit(ev.Draw, seat=o.seat, discarded=o.discarded, received=o.received)
+                emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
+            elif isinstance(o, DrawComplete):
+                self.ledger.next_street("postdraw")
+                self.game.showdown(self)
+            elif isinstance(o, CardAfterEnd):
+                self.out.alert("card_after_hand_end", "BOARD-06", "warning",
+                               f"a card reached {o.zone} after the hand was over",
+                               remedy="ignore the card and collect it", cards=[o.card])
+
+    def _irregular(self, o: Irregularity) -> None:
+        evidence = {"index": o.index, "expected": o.expected, "observed": o.observed}
+        self.out.alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
+                       cards=[o.card] if o.card else [], evidence=evidence if o.index else None)
+        if o.name == "deck_defective_duplicate":
+            self.defect("a card that appears twice in the deck", "MISDEAL-10")
+            self.game.duplicate_found(self)
+        if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
+            self.game.first_card_misdirected(self, o.seat, str(o.expected))
+
+    # ------------------------------------------------------------------ chips
+    def chips(self, zone: str, value: int, before: int, added: int, ms: int) -> None:
+        """A chip zone's inventory is now worth ``value`` (``before``); ``added`` pieces."""
+        ledger = self.ledger
+        bet_zone = zone.startswith("B") and zone[1:].isdigit()
+        if value > before and bet_zone and ledger.round is not None:
+            seat = int(zone[1:])
+            if value > ledger.round.contributed.get(seat, 0):  # beyond what is booked
+                self.bets.chips_added(seat, ms, added)
+        elif zone == "POT" and value > before:
+            self.bets.gathered()
+        if not self.live:
+            return
+        if bet_zone:
+            seat = int(zone[1:])
+            if seat not in ledger.order:
+                if value:
+                    self.out.alert("action_out_of_turn", "BET-15", "warning",
+                                   f"chips ({value}) in the bet zone of seat {seat}, which is "
+                                   "not in this hand", seat=seat,
+                                   remedy="return the chips to the player")
+                return
+            self.game.bet_zone_changed(self, seat, value, before)
+            self.money(ledger.bet_zone(seat, value, ms))
+        elif zone == "POT":
+            if value > before:
+                self.money(ledger.finalize())
+                self._check_gathered(value)
+            elif value < before:
+                self.game.pot_shrank(self, before, value)
+            if before > 0 and value == 0 and ledger.settled is not None:
+                self.end()
+
+    def _check_gathered(self, pot: int) -> None:
+        """After a gathering the POT zone should hold exactly the chips of finished rounds."""
+        ledger = self.ledger
+        expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
+        if pot > expected:
+            self.out.alert("chips_added_mid_hand", "BET-23", "warning",
+                           f"the pot holds {pot}, but only {expected} was bet into it",
+                           remedy="check the pot: chips were added that no player bet")
+        elif pot < expected and not ledger.betting_open and ledger.settled is None:
+            self.out.alert("chips_removed_from_table", "TABLE-06", "critical",
+                           f"the pot holds {pot} after gathering, but {expected} was bet",
+                           remedy="stop: find the missing chips before the hand goes on")
+
+    def money(self, outcomes: list[LedgerOutcome]) -> None:
+        """Turn what the ledger booked into events and alerts."""
+        ledger = self.ledger
+        for o in outcomes:
+            if isinstance(o, Posted):
+                self.out.emit(ev.Action, seat=o.seat, action=o.action, amount=o.amount,
+                              to=o.amount if o.action != "post_ante" else 0,
+                              stack=o.stack, pot=o.pot)
+            elif isinstance(o, Acted):
+                d = o.decision
+                if o.deemed and d.action == "fold":
+                    self.tracker.fold(d.seat)  # the ledger folded him: the card flow follows
+                if self.book is not None:
+                    self.book.act(d, o.raised)
+                self.bets.acted(o)
+                if o.street == self.game.first_street:
+                    self.game.first_round_action(self, d.seat, d.action)
+                self.out.emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount,
+                              to=d.to, stack=ledger.stacks[d.seat], pot=ledger.pot_total)
+                if d.action == "fold" and not o.deemed:
+                    self.out.alert("fold_recorded", self.game.fold_rule, "info",
+                                   f"seat {d.seat} folded; the cards may not be picked up "
+                                   "again", seat=d.seat)
+            elif isinstance(o, Problem):
+                if self.game.problem(self, o, outcomes):
+                    continue
+                v = o.violation
+                self.out.alert(v.name, v.rule, v.severity, v.message, seat=o.seat,
+                               remedy=REMEDIES.get(v.name, ""))
+            elif isinstance(o, Returned):
+                self.out.note("info", "uncalled bet returned", seat=o.seat, amount=o.amount)
+            elif isinstance(o, Settled):
+                self.settled(o)
+                self.table.carry = 0  # a carried-over pot is won with this one
+            elif isinstance(o, CheckedOut):
+                self.game.checked_out(self, o)
+        if outcomes:
+            self._round_complete()
+            self.game.after_betting(self)
+            self.game.showdown(self)
+
+    def close_window(self, seat: int, action: str) -> None:
+        """MISDEAL-01: the first voluntary action of the first round closes the window."""
+        if self.window_open and action in ("call", "bet", "raise", "all_in", "fold"):
+            self.window_open = False
+            self.out.alert("misdeal_window_closed", "MISDEAL-01", "info",
+                           f"seat {seat} acted: from now on a misdeal is no longer possible",
+                           seat=seat)
+
+    def _round_complete(self) -> None:
+        """BET-06: the round is complete; from now on the next card may come (info)."""
+        ledger = self.ledger
+        if ledger.round is None or ledger.settled is not None \
+                or ledger.checked_out is not None or self.round_done == ledger.street:
+            return
+        if not ledger.round.complete or ledger.pending is not None or len(ledger.live) < 2:
+            return
+        self.round_done = ledger.street
+        name = STREET_WORDS.get(ledger.street, ledger.street)
+        nxt = NEXT_STEP.get(ledger.street, "the next step")
+        self.out.alert("round_complete", "BET-06", "info",
+                       f"the {name} betting round is complete: {nxt} may follow")
+
+    def foul(self, seat: int, held: int, right: str) -> bool:
+        """SHOW-09: a hand with the wrong number of cards at the showdown is foul and cannot
+        win. True when killing it decided the hand (one player left)."""
+        self.out.alert("foul_hand_card_count", "SHOW-09", "critical",
+                       f"seat {seat} holds {held} cards at the showdown ({right}): the hand is "
+                       "foul and cannot win; its chips stay in the pot", seat=seat,
+                       remedy="the dealer kills the hand (POT-08)")
+        self.tracker.fold(seat)
+        self.money(self.ledger.kill(seat))
+        return self.ledger.settled is not None or self.tracker.ended
+
+    def settled(self, st: Settled) -> None:
+        """The pots are decided: the floor's record, the hands shown, the awards."""
+        self.report.settled(st)
+        for n, shown in enumerate(st.showdown, 1):
+            self.out.emit(ev.Showdown, seat=shown.seat, order=n, tabled=shown.tabled,
+                          cards=list(shown.cards) if shown.tabled else None,
+                          rank=shown.value.name if shown.tabled else None)
+        for a in st.awards:
+            self.out.emit(ev.PotAwarded, pot="main" if a.pot == 0 else f"side {a.pot}",
+                          amount=a.amount, seats=list(a.winners),
+                          shares={str(k): v for k, v in a.shares.items()},
+                          odd_chip_seat=a.odd_chip_seat, uncontested=st.uncontested)
+
+    # ------------------------------------------------------------------ console
+    def place_chips_in_motion(self) -> None:
+        """The dealer stops to rule on a card: chips still in motion are placed (DESIGN §3)."""
+        self.money(self.ledger.finalize())
+
+    def check(self, seat: int) -> None:
+        self.game.betting_resumes(self)
+        self.money(self.ledger.check(seat))
+
+    def clock(self, seat: int, ms: int) -> None:
+        self.money(self.ledger.clock(seat, ms))
+
+    def absent(self, seat: int) -> None:
+        """The console says a player is away from the table."""
+        self._left_with_live_hand(seat)
+        posted = [o for o in self.ledger.history if isinstance(o, Posted)
+                  and o.seat == seat and o.action != "post_ante"]
+        if posted and seat in self.tracker.active:
+            self.out.alert("absent_stack_blinded", "SEAT-06", "info",
+                           f"seat {seat} is away; his blind of {posted[0].amount} "
+                           "is posted from his stack", seat=seat)
+        self.money(self.ledger.absent(seat))  # first: the fold is then his own
+        self.outcomes(self.tracker.player_absent(seat, self.window_open))
+
+    def _left_with_live_hand(self, seat: int) -> None:
+        """BET-18: a player with a live hand in which he has put chips must stay seated."""
+        ledger = self.ledger
+        if seat not in self.tracker.active:
+            return
+        if ledger.contributed.get(seat, 0) > 0 and any(
+                isinstance(a, Acted) and a.decision.seat == seat for a in ledger.history):
+            self.out.alert("player_left_with_live_hand", "BET-18", "warning",
+                           f"seat {seat} left the table with a live hand he has bet in",
+                           seat=seat, remedy="floor decision, a penalty is possible; when his "
+                           "turn comes he is treated as absent (BET-16)")
+
+    def self_exposed(self, uid: str) -> None:
+        """EXPOSE-05: a card the player exposed himself is his: no replacement, no misdeal."""
+        seat = self.tracker.owner(uid)
+        self.out.alert("player_exposed_own_card", "EXPOSE-05", "info",
+                       f"seat {seat} exposed his own card" if seat else "a player exposed a card",
+                       seat=seat, remedy="the player keeps the card; no replacement and no "
+                       "misdeal; if he showed it to another player, show one, show all (SHOW-10)")
+
+    def knock(self) -> None:
+        """BOARD-04: the dealer knocks before the next street; after it, objections about the
+        round just played are not recognised, so an issue still open must be settled now."""
+        ledger = self.ledger
+        if ledger.round is None:
+            return
+        self.money(ledger.finalize())
+        rnd = ledger.round
+        issues = [f"seat {s}'s out-of-turn bet is still held" for s in sorted(ledger.held)]
+        issues += [f"seat {s} is {rnd.to_call(s)} short of the bet" for s in rnd.active
+                   if ledger.stacks.get(s, 0) > 0 and rnd.to_call(s) > 0]
+        if issues:
+            self.out.alert("round_closed_with_open_issue", "BOARD-04", "warning",
+                           "the dealer knocked while the betting round has open issues: "
+                           + "; ".join(issues), remedy="settle them before dealing the next "
+                           "street; after the knock they are no longer recognised")
+
+    def rule_dead(self, seat: int | None, ruling: str, reason: str | None) -> dict[str, Any]:
+        """POT-08: the floor ruled a live hand dead or foul (``cmd/declare``)."""
+        hand = self.tracker
+        if seat is None or seat not in hand.active:
+            raise CommandError(f"a {ruling} ruling needs the seat of a live hand; live: "
+                               f"{', '.join(map(str, hand.active))}")
+        word = "dead" if ruling == "dead_hand" else "foul"
+        self.out.alert("foul_hand", "POT-08", "warning",
+                       f"the floor ruled seat {seat}'s hand {word}"
+                       + (f" ({reason})" if reason else "")
+                       + ": it cannot win, and its chips stay in the pot", seat=seat,
+                       remedy="the dealer kills the hand: its cards go to the muck")
+        self.outcomes(hand.fold(seat))
+        return {"ruling": ruling, "seat": seat}
+
+    # ------------------------------------------------------------------ the end
+    def misdeal(self) -> None:
+        """R10: the hand is void and every chip goes back."""
+        self.ledger.pending = None
+        self.hand_ended("misdeal", self.ledger.start_stacks)
+        self.window_open = False
+
+    def hand_ended(self, reason: str, stacks: Mapping[int, int], done: bool = True,
+                   **extra: Any) -> None:
+        """The players' stacks become the hand's result, and everyone hears how it ended."""
+        hand = self.tracker
+        players = self.table.players
+        for seat, stack in stacks.items():
+            if seat in players:
+                players[seat].stack = stack
+        self.out.emit(ev.HandEnded, reason=reason,
+                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack)
+                              for s in hand.order if s in players],
+                      board=list(hand.board), cards_used=hand.next_index - 1, **extra)
+        if done:
+            hand.ended = True
+
+    def end(self) -> None:
+        """The hand is over: settled when the pots are decided, cancelled otherwise."""
+        hand, ledger = self.tracker, self.ledger
+        self.money(ledger.finalize())
+        settled = ledger.settled
+        if settled is None:
+            reason = "cancelled"
+            stacks = dict(ledger.start_stacks)  # an unfinished hand gives every chip back
+        else:
+            reason = "uncontested" if settled.uncontested else "showdown"
+            stacks = dict(ledger.stacks)
+        self.hand_ended(reason, stacks, done=False)
+        if settled is not None and self.book is not None:
+            s = self.table.s
+            names = {seat: p.name for seat, p in self.table.players.items()}
+            self.out.emit(ev.HandHistory, phh=self.book.phh(
+                ledger, s.limit, names, hand=self.number, table=s.table, venue=s.venue,
+                seats=s.seats))
+        hand.ended = True
+        self.table.eliminate(hand.order)
+
+
+def is_card_zone(zone: str, seats: int) -> bool:
+    """A zone of the card antennas: a seat's, the board, the burn or the muck."""
+    return zone in CARD_ZONES or seat_zone(zone, seats)

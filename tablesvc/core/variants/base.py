@@ -1,0 +1,109 @@
+"""The contract every game implements, so that the table and the hand never ask which it is.
+
+A ``Variant`` is the deal plan of one game and the rules only that game has: how many hole
+cards a seat gets, which street opens the betting, how a hand is dealt in (its tracker, its
+ledger's forced bets, its hand history), what a defective deck means, when the showdown is
+due and how it is evaluated, and the game's own console inputs. Every hook has a default that
+does nothing, so a game writes only what is its own. Adding a game: a tracker (the card flow,
+``tablesvc.core.tracker.Tracker``), a ``Variant`` subclass, and one line in
+``tablesvc.core.variants.VARIANTS``; the table, the session, the ledger and the monitors stay
+as they are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from tablesvc.core.history import HistoryBook
+from tablesvc.core.ledger import CheckedOut, Ledger, LedgerOutcome, Problem
+from tablesvc.core.settings import Player, TableSettings
+from tablesvc.core.tracker import Tracker
+
+if TYPE_CHECKING:
+    from tablesvc.core.session import HandSession
+
+
+class Variant:
+    """One game's deal plan and its own rules. Stateless: per-hand state is the session's."""
+
+    name: ClassVar[str]
+    hole_cards: ClassVar[int]  # cards each seat is dealt
+    first_street: ClassVar[str]  # the betting round whose first action closes the deal
+    fold_rule: ClassVar[str]  # the rule under which a fold is recorded
+    folds_recoverable: ClassVar[bool]  # a folded hand never mucked may come back (SHOW-07)
+    RULES: ClassVar[dict[str, tuple[str, ...]]] = {}
+    BUTTONS: ClassVar[frozenset[str]] = frozenset()  # console buttons of this game
+
+    def __init__(self, settings: TableSettings) -> None:
+        self.s = settings
+
+    # --- dealing in -----------------------------------------------------------------
+    def deal_in(self, seated: list[int], button: int, players: dict[int, Player], unit: int,
+                carried: int) -> tuple[Tracker, Ledger, HistoryBook | None]:
+        """The tracker, the ledger and the book of a new hand; no event yet."""
+        raise NotImplementedError
+
+    def started(self, session: HandSession) -> None:
+        """Announce the hand (``hand_started``) and what the game says at its start."""
+        raise NotImplementedError
+
+    def monitors(self, session: HandSession) -> dict[str, Any]:
+        """The game's own monitors for this hand, by name."""
+        del session
+        return {}
+
+    # --- the deal -------------------------------------------------------------------
+    def first_card(self, session: HandSession) -> None:
+        """The first card left the shoe: check the forced bets."""
+
+    def dealt(self, session: HandSession) -> None:
+        """A card reached a seat."""
+
+    def first_card_misdirected(self, session: HandSession, seat: int, expected: str) -> None:
+        """The first card went to the wrong seat: the dealer misplaced the button."""
+
+    def defect(self, session: HandSession, what: str, rule: str) -> None:
+        """A defective deck turned up while the hand runs."""
+
+    def duplicate_found(self, session: HandSession) -> None:
+        """A card turned up twice in the deck (DECK-04)."""
+
+    def pack_scanned(self, session: HandSession, uids: list[str]) -> bool:
+        """The shoe scanned a pack mid-hand; True when the game took it as its own."""
+        del session, uids
+        return False
+
+    def button(self, session: HandSession, name: str, args: list[str]) -> None:
+        """One of the game's own console buttons (``BUTTONS``)."""
+
+    # --- betting --------------------------------------------------------------------
+    def first_round_action(self, session: HandSession, seat: int, action: str) -> None:
+        """An action of the first betting round: the deal is over."""
+        session.close_window(seat, action)
+
+    def bet_zone_changed(self, session: HandSession, seat: int, value: int,
+                         before: int) -> None:
+        """A seat's bet zone changed, before the ledger reads it."""
+
+    def betting_resumes(self, session: HandSession) -> None:
+        """A check: betting goes on."""
+
+    def pot_shrank(self, session: HandSession, before: int, value: int) -> None:
+        """The POT zone holds less than before."""
+
+    def problem(self, session: HandSession, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
+        """A betting violation; True when the game raised its own alert for it."""
+        del session, o, outcomes
+        return False
+
+    def after_betting(self, session: HandSession) -> None:
+        """The ledger booked something: the game may move to its next phase."""
+
+    def checked_out(self, session: HandSession, o: CheckedOut) -> None:
+        """Everyone checked, and the game's rules end it without a winner."""
+        raise NotImplementedError(f"{self.name} has no checked-out games")
+
+    # --- the showdown ---------------------------------------------------------------
+    def showdown(self, session: HandSession) -> None:
+        """Settle the hand if its showdown is due."""
+        raise NotImplementedError

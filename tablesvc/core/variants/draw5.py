@@ -1,0 +1,244 @@
+"""Five-card draw (the Draw Poker seeds): antes, five cards each, the draw, no board.
+
+What is the game's own: the ante check at the deal, the redeal for a defective deck (DECK-06,
+A-08) instead of a misdeal, the exchange of cards between the betting rounds, the reshuffled
+pack, the out-of-turn rules of draw (BET-24/25), a game checked out with the pot carried over
+(POT-10), and the showdown of five-card hands (SHOW-14).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from tablesvc.core import events as ev
+from tablesvc.core.betting import Structure
+from tablesvc.core.draw import CARDS, DrawHand
+from tablesvc.core.history import HistoryBook
+from tablesvc.core.ledger import Acted, CheckedOut, Ledger, LedgerOutcome, Problem
+from tablesvc.core.remedies import REMEDIES
+from tablesvc.core.settings import Player
+from tablesvc.core.tracker import Tracker
+from tablesvc.core.variants.base import Variant
+
+if TYPE_CHECKING:
+    from tablesvc.core.session import HandSession
+
+
+
+def _draw(session: HandSession) -> DrawHand:
+    hand = session.tracker
+    assert isinstance(hand, DrawHand)
+    return hand
+
+
+class Draw5(Variant):
+    name: ClassVar[str] = "draw5"
+    hole_cards: ClassVar[int] = CARDS
+    first_street: ClassVar[str] = "predraw"
+    fold_rule: ClassVar[str] = "BET-26"
+    folds_recoverable: ClassVar[bool] = False
+    BUTTONS: ClassVar[frozenset[str]] = frozenset({"DRAW", "CARDS_VIEWED", "SHUFFLE_ERROR"})
+    RULES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "SEAT-07": ("ante_missing",),
+        "SEAT-09": ("dealer_rotation_error",),
+        "SEAT-10": ("player_count_out_of_range",),
+        "DECK-06": ("redeal_required",),
+        "MISDEAL-15": ("redeal_may_be_demanded",),
+        "POT-09": ("pot_chips_removed",),
+        "POT-10": ("pot_carryover",),
+        "BET-20": ("game_checked_out",),
+        "BET-21": ("raise_below_minimum", "call_short", "reraise_not_allowed",
+                   "reraise_after_incomplete_allin", "bet_exceeds_limit", "illegal_check",
+                   "bet_withdrawn", "clock_running", "clock_expired",
+                   "absent_player_auto_action"),
+        "BET-22": ("game_checked_out",),
+        "BET-24": ("out_of_turn_bet_provisional",),
+        "BET-25": ("fold_out_of_turn",),
+    }
+
+    def deal_in(self, seated: list[int], button: int, players: dict[int, Player], unit: int,
+                carried: int) -> tuple[Tracker, Ledger, HistoryBook | None]:
+        s = self.s
+        hand = DrawHand(tuple(seated), button)
+        order = hand.order
+        ledger = Ledger(
+            order=order, button=button, stacks={seat: players[seat].stack for seat in order},
+            small_blind=0, big_blind=s.big_blind, ante=s.ante, ante_mode="each",
+            structure=Structure(s.limit), unit=unit, settle_ms=s.bet_settle_ms,
+            variant="draw5", carried=carried, all_check=s.all_check)
+        return hand, ledger, None  # PHH has no five-card-draw-high variant
+
+    def started(self, session: HandSession) -> None:
+        """Antes, no blinds; the dealer is the button seat (SEAT-09)."""
+        s, players, out = self.s, session.table.players, session.out
+        order = session.tracker.order
+        if not 3 <= len(order) <= 8:
+            out.alert("player_count_out_of_range", "SEAT-10", "warning",
+                      f"a draw game needs 3 to 8 players; {len(order)} are dealt in",
+                      remedy="add or remove players, or the floor confirms the exception "
+                      "(all players agree, DRAW-10); the game is tracked either way",
+                      hand=session.number)
+        carry = session.ledger.carried
+        out.emit(ev.HandStarted, hand=session.number, variant="draw5", limit=s.limit,
+                 button=session.ledger.button, small_blind_seat=None, big_blind_seat=None,
+                 seats=[ev.SeatInfo(seat=seat, name=players[seat].name,
+                                    stack=players[seat].stack) for seat in order],
+                 small_blind=0, big_blind=0, ante=s.ante, ante_mode="each",
+                 carried_pot=carry)
+        if carry:
+            out.alert("pot_carryover", "POT-10", "info",
+                      f"this game starts with {carry} carried over from the last one")
+
+    def first_card(self, session: HandSession) -> None:
+        ledger = session.ledger
+        pot = session.table.zones.get("POT", 0)
+        if pot < ledger.antes:
+            session.out.alert("ante_missing", "SEAT-07", "warning",
+                              f"the deal started with {pot} in the pot; the antes and any "
+                              f"carried-over pot make {ledger.antes}",
+                              remedy="the missing antes go in before the players look at their "
+                              "cards")
+
+    def first_card_misdirected(self, session: HandSession, seat: int, expected: str) -> None:
+        session.out.alert("dealer_rotation_error", "SEAT-09", "warning",
+                          f"the first card went to seat {seat}, but the dealer is seat "
+                          f"{session.table.button}: the deal starts with the seat on his left",
+                          seat=seat, remedy="redress if no card has been looked at; otherwise "
+                          "the draw redeal rules apply (MISDEAL-16)")
+
+    def defect(self, session: HandSession, what: str, rule: str) -> None:
+        """DECK-06: in draw any defective deck found before the pot is collected means the
+        game is dealt again (A-08)."""
+        session.out.alert("redeal_required", "DECK-06", "critical",
+                          f"{what} turned up before the pot was collected: the game must be "
+                          "dealt again", remedy="void the game: every bet goes back, replace "
+                          "the deck, the same dealer deals again (REDEAL)")
+
+    def pack_scanned(self, session: HandSession, uids: list[str]) -> bool:
+        hand = _draw(session)
+        if hand.phase != "draw":
+            return False
+        session.outcomes(hand.reshuffle(uids))  # DRAW-05: the new pack
+        return True
+
+    def button(self, session: HandSession, name: str, args: list[str]) -> None:
+        hand = _draw(session)
+        if name == "DRAW":
+            session.place_chips_in_motion()
+            session.outcomes(hand.announce(int(args[0]), int(args[1])))
+        elif name == "CARDS_VIEWED":
+            session.outcomes(hand.viewed(int(args[0])))
+        elif name == "SHUFFLE_ERROR":
+            self._shuffle_error(session, hand)
+
+    def _shuffle_error(self, session: HandSession, hand: DrawHand) -> None:
+        """MISDEAL-15: after a shuffle or cut error a player who has received only one card,
+        and not looked at it, may demand a redeal (A-37)."""
+        eligible = [s for s in hand.order if hand.hole_count(s) <= 1]
+        if hand.phase == "deal" and eligible:
+            session.out.alert("redeal_may_be_demanded", "MISDEAL-15", "warning",
+                              "a shuffle or cut error: players with no more than one card may "
+                              "demand a redeal (seats " + ", ".join(map(str, eligible)) + ")",
+                              remedy="on demand of a player who has not looked at his card: "
+                              "collect, shuffle, cut, the same dealer deals again (REDEAL)")
+        else:
+            session.out.alert("redeal_may_be_demanded", "MISDEAL-15", "info",
+                              "a shuffle or cut error, but every player has more than one "
+                              "card: no redeal can be demanded any more", remedy="play on")
+
+    def first_round_action(self, session: HandSession, seat: int, action: str) -> None:
+        session.close_window(seat, action)
+        session.outcomes(_draw(session).betting_started())
+
+    def bet_zone_changed(self, session: HandSession, seat: int, value: int,
+                         before: int) -> None:
+        if value and value != before:  # not the reader repeating an inventory
+            self.betting_resumes(session)
+
+    def betting_resumes(self, session: HandSession) -> None:
+        """Betting resumes while exchanges stand open: close them with what they have."""
+        hand = _draw(session)
+        if hand.phase == "draw":
+            session.outcomes(hand.close_draw())
+
+    def pot_shrank(self, session: HandSession, before: int, value: int) -> None:
+        if session.ledger.settled is None:
+            session.out.alert("pot_chips_removed", "POT-09", "warning",
+                              f"chips were taken out of the pot during the game: it held "
+                              f"{before}, now {value}", remedy="stop: the chips go back into "
+                              "the pot; no chips may be taken out before it is awarded")
+
+    def problem(self, session: HandSession, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
+        """Draw has its own out-of-turn rules (BET-24, BET-25) and round rule (BET-21)."""
+        v, seat = o.violation, o.seat
+        ledger, out = session.ledger, session.out
+        if v.name != "action_out_of_turn":
+            out.alert(v.name, "BET-21", v.severity, v.message, seat=seat,
+                      remedy=REMEDIES.get(v.name, ""))
+            return True
+        folded = any(isinstance(a, Acted) and a.decision.seat == seat
+                     and a.decision.action == "fold" for a in outcomes)
+        if folded and seat in _draw(session).dead:
+            return True  # a dead hand (SHOW-15) is no fold of the player's own
+        rnd = ledger.round
+        if folded:
+            if len(ledger.live) < 2:
+                return True  # BET-25: with one other player left a fold out of turn is allowed
+            owed = (rnd.high - rnd.contributed.get(seat, 0)) if rnd is not None and seat else 0
+            if seat is not None and owed > 0:
+                ledger.owes[seat] = owed  # he pays it when his turn comes (A-27)
+            out.alert("fold_out_of_turn", "BET-25", "warning",
+                      f"seat {seat} folded out of turn while several players are in; he "
+                      f"still owes the call of {owed} and cannot win the pot", seat=seat,
+                      remedy="when his turn comes the player puts in the call; his hand is "
+                      "dead (A-27)")
+            return True
+        out.alert("out_of_turn_bet_provisional", "BET-24", "warning",
+                  f"seat {seat} bet out of turn: the bet is provisionally void, the chips stay "
+                  "in the pot", seat=seat, remedy="when his turn comes he may use these chips "
+                  "to call, but may not raise in this round; chips above the call go back to "
+                  "him (A-27)")
+        return True
+
+    def after_betting(self, session: HandSession) -> None:
+        """The first round is complete with a bet, so the exchange begins (DRAW-02)."""
+        hand, ledger = _draw(session), session.ledger
+        if hand.ended:
+            return
+        if hand.phase in ("deal", "predraw") and ledger.street == "predraw" \
+                and ledger.settled is None and ledger.checked_out is None \
+                and ledger.round is not None and ledger.round.complete \
+                and ledger.pending is None:
+            session.outcomes(hand.start_draw(ledger.live))
+
+    def checked_out(self, session: HandSession, o: CheckedOut) -> None:
+        """BET-20/22, POT-10: everyone checked; the pot stays for the next game."""
+        out = session.out
+        session.table.carry = o.carried
+        first = "first" if o.street == "predraw" else "second"
+        out.alert("game_checked_out", "BET-20" if o.street == "predraw" else "BET-22",
+                  "info", f"everyone checked in the {first} betting round: the game ends "
+                  "with no winner")
+        out.alert("pot_carryover", "POT-10", "info",
+                  f"the pot of {o.carried} stays in the middle for the next game",
+                  remedy="the next game starts with this pot plus the new antes; the "
+                  "Vorhand deals next")
+        session.hand_ended("checked_out", session.ledger.stacks, carried_pot=o.carried)
+        session.table.eliminate(session.tracker.order)
+
+    def showdown(self, session: HandSession) -> None:
+        """SHOW-14: every active hand is shown; more than five cards is dead (A-21, A-38)."""
+        hand, ledger = _draw(session), session.ledger
+        if hand.ended:
+            return
+        if ledger.street != "postdraw" or ledger.checked_out is not None \
+                or not ledger.showdown_due(hand.phase == "postdraw"):
+            return
+        for seat in list(ledger.live):
+            n = hand.hole_count(seat)
+            if (n > CARDS or n == 0) and session.foul(seat, n,
+                                                      "five, or fewer after a short draw"):
+                return
+        holes = {seat: hand.cards_of(seat) for seat in ledger.live}
+        session.settled(ledger.showdown(holes, ()))
+        session.table.carry = 0

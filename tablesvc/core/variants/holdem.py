@@ -1,0 +1,113 @@
+"""Texas hold'em: two hole cards, blinds, a board of five, a misdeal while no one has acted."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from tablesvc.core import events as ev
+from tablesvc.core.betting import Structure
+from tablesvc.core.history import HistoryBook
+from tablesvc.core.holdem import HoldemHand
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.monitors.blinds import Blinds
+from tablesvc.core.monitors.deal_completion import DealCompletion
+from tablesvc.core.settings import Player
+from tablesvc.core.tracker import Tracker
+from tablesvc.core.variants.base import Variant
+
+if TYPE_CHECKING:
+    from tablesvc.core.session import HandSession
+
+
+class Holdem(Variant):
+    name: ClassVar[str] = "holdem"
+    hole_cards: ClassVar[int] = 2
+    first_street: ClassVar[str] = "preflop"
+    fold_rule: ClassVar[str] = "BET-08"
+    folds_recoverable: ClassVar[bool] = True
+    RULES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "MISDEAL-09": ("misdeal_required",),
+        "MISDEAL-10": ("misdeal_required",),
+        "SEAT-02": ("button_position_error",),
+    }
+
+    def deal_in(self, seated: list[int], button: int, players: dict[int, Player], unit: int,
+                carried: int) -> tuple[Tracker, Ledger, HistoryBook | None]:
+        del carried  # hold'em pots never carry over
+        s = self.s
+        hand = HoldemHand(tuple(seated), button)
+        order = hand.order
+        ledger = Ledger(
+            order=order, button=button, stacks={seat: players[seat].stack for seat in order},
+            small_blind=s.small_blind, big_blind=s.big_blind, ante=s.ante,
+            ante_mode=s.ante_mode, structure=Structure(s.limit), unit=unit,
+            settle_ms=s.bet_settle_ms)
+        return hand, ledger, HistoryBook(order)
+
+    def started(self, session: HandSession) -> None:
+        s, players = self.s, session.table.players
+        sb, bb = session.ledger.blind_seats
+        session.out.emit(ev.HandStarted, hand=session.number, variant="holdem", limit=s.limit,
+                         button=session.ledger.button, small_blind_seat=sb, big_blind_seat=bb,
+                         seats=[ev.SeatInfo(seat=seat, name=players[seat].name,
+                                            stack=players[seat].stack)
+                                for seat in session.tracker.order],
+                         small_blind=s.small_blind, big_blind=s.big_blind,
+                         ante=s.ante, ante_mode=s.ante_mode)
+
+    def monitors(self, session: HandSession) -> dict[str, Any]:
+        return {"blinds": Blinds(session.out),
+                "deal": DealCompletion(session.out, self.hole_cards)}
+
+    def first_card(self, session: HandSession) -> None:
+        session.monitors["blinds"].first_card(session.ledger, session.table.zones)
+
+    def dealt(self, session: HandSession) -> None:
+        hand = session.tracker
+        assert isinstance(hand, HoldemHand)
+        session.monitors["deal"].dealt(hand.dealing)
+
+    def first_card_misdirected(self, session: HandSession, seat: int, expected: str) -> None:
+        """SEAT-02: the first card tells where the dealer thinks the button is."""
+        session.out.alert("button_position_error", "SEAT-02", "warning",
+                          f"the first card went to seat {seat}, but the button is at seat "
+                          f"{session.table.button}: the deal should start at seat "
+                          f"{expected.removeprefix('S')}",
+                          seat=seat, remedy="move the button before dealing on; cards dealt "
+                          "from the wrong button are redressed, or, while no one has acted, "
+                          "a misdeal (MISDEAL-04)")
+
+    def defect(self, session: HandSession, what: str, rule: str) -> None:
+        """While no one has acted (the misdeal window is open), a defect calls for a misdeal."""
+        if session.window_open or session.tracker.next_index == 1:
+            session.out.alert("misdeal_required", rule, "critical",
+                              f"{what} turned up while no player has acted: this is a misdeal",
+                              remedy="declare the misdeal: collect every card, replace the "
+                              "deck, shuffle and cut, deal again with the same button "
+                              "(MISDEAL-02)")
+
+    def duplicate_found(self, session: HandSession) -> None:
+        """R11, DECK-04: after the window the hand is cancelled, every contribution back."""
+        if not session.window_open and session.live and session.tracker.next_index > 2:
+            session.end()
+
+    def first_round_action(self, session: HandSession, seat: int, action: str) -> None:
+        hand = session.tracker
+        session.monitors["deal"].first_action(hand, session.window_open)
+        session.close_window(seat, action)
+
+    def bet_zone_changed(self, session: HandSession, seat: int, value: int,
+                         before: int) -> None:
+        session.monitors["blinds"].zone_changed(seat, value, session.ledger)
+
+    def showdown(self, session: HandSession) -> None:
+        hand, ledger = session.tracker, session.ledger
+        assert isinstance(hand, HoldemHand)
+        if hand.ended or not ledger.showdown_due(hand.river_dealt):
+            return
+        for seat in list(ledger.live):
+            held = sum(1 for r in hand.cards.values() if r.zone == f"S{seat}")
+            if held != self.hole_cards and session.foul(seat, held, "two"):
+                return
+        holes = {seat: hand.hole[seat] for seat in ledger.live}
+        session.settled(ledger.showdown(holes, hand.board))

@@ -34,6 +34,7 @@ from typing import Literal
 StreetName = Literal["preflop", "flop", "turn", "river"]
 BOARD_STREETS: tuple[tuple[StreetName, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
 STREET_SIZE: dict[str, int] = dict(BOARD_STREETS)
+HOLE_CARDS = 2  # the deal plan: two hole cards a seat (DEAL-02)
 DEBOUNCE_MS = 2000  # [derived] a burn card lifted longer than this was looked at (BURN-07)
 
 
@@ -128,7 +129,7 @@ class CardRecord:
     lifted_ms: int | None = None
 
 
-def build_queue(seats: tuple[int, ...], hole_cards: int = 2) -> deque[Expect]:
+def build_queue(seats: tuple[int, ...], hole_cards: int = HOLE_CARDS) -> deque[Expect]:
     """The clean sequence of RULES.md §2.2 for seats s_1..s_N (s_1 first to receive)."""
     q: deque[Expect] = deque()
     for _ in range(hole_cards):
@@ -819,7 +820,7 @@ class HoldemHand:
         held.append(rec.card)
         index = {r.card: r.index for r in self.cards.values()}
         held.sort(key=lambda c: index.get(c, 0))
-        complete = tuple(held) if len(held) == 2 else None
+        complete = tuple(held) if len(held) == HOLE_CARDS else None
         return [Dealt(seat, len(held), rec.index, rec.card, rec.face_up, complete)]
 
     def _tag_head(self, uid: str) -> None:

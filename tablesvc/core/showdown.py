@@ -30,13 +30,11 @@ from itertools import combinations, combinations_with_replacement
 from phevaluator.card import Card  # type: ignore[import-untyped]
 from phevaluator.evaluator import evaluate_cards  # type: ignore[import-untyped]
 
-from tablesvc.core.betting import Violation
 from tablesvc.core.cards import ALL_CARDS, RANKS
 
 CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
               "full house", "four of a kind", "straight flush")
 WORST = 7462  # the evaluator's weakest value (7-5-4-3-2 offsuit); 1 is a royal flush
-HOLE_CARDS = 2
 DRAW_CARDS = 5
 
 _VALUE = {r: v for v, r in enumerate(RANKS, start=2)}
@@ -293,19 +291,3 @@ def show_order(active: Sequence[int], last_aggressor: int | None,
     first = next((s for s in after if s in seats), seats[0])
     start = seats.index(first)
     return seats[start:] + seats[:start]
-
-
-def foul_hand(seat: int, hole: Sequence[str]) -> Violation | None:
-    """SHOW-09: a hold'em player with more or fewer than two hole cards cannot win.
-
-    >>> foul_hand(3, ["As", "Kd", "2c"]).name
-    'foul_hand_card_count'
-    >>> foul_hand(3, ["As", "Kd"]) is None
-    True
-    """
-    if len(hole) == HOLE_CARDS:
-        return None
-    return Violation(
-        "foul_hand_card_count", "SHOW-09",
-        f"Seat {seat} holds {len(hole)} cards at the showdown; a hold'em hand has exactly "
-        f"{HOLE_CARDS}. The hand is foul and cannot win; its chips stay in the pot.")

@@ -10,7 +10,7 @@ from pokerkit import StandardHighHand
 
 from tablesvc.core import showdown
 from tablesvc.core.cards import ALL_CARDS
-from tablesvc.core.showdown import CATEGORIES, evaluate, foul_hand, show_order
+from tablesvc.core.showdown import CATEGORIES, evaluate, show_order
 
 
 def test_doctests_of_the_module_hold():
@@ -138,14 +138,6 @@ def test_show02_a19_no_aggressor_first_active_left_of_button():
 def test_show02_folded_aggressor_hands_over_to_the_next_active_seat():
     assert show_order([1, 2, 5], last_aggressor=4, seats_clockwise=range(1, 7)) == [5, 1, 2]
     assert show_order([1, 2, 5], last_aggressor=4) == [1, 2, 5]
-
-
-def test_show09_wrong_number_of_hole_cards_is_a_foul_hand():
-    for hole in (["As"], ["As", "Kd", "2c"]):
-        v = foul_hand(4, hole)
-        assert v is not None and (v.name, v.rule) == ("foul_hand_card_count", "SHOW-09")
-        assert f"holds {len(hole)} cards" in v.message
-    assert foul_hand(4, ["As", "Kd"]) is None
 
 
 # ---------------------------------------------------------------------- differential

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
 from tablesvc.core.history import HistoryBook
-from tablesvc.core.holdem import HoldemHand
+from tablesvc.core.holdem import HOLE_CARDS, HoldemHand
 from tablesvc.core.ledger import Ledger
 from tablesvc.core.monitors.blinds import Blinds
-from tablesvc.core.monitors.deal_completion import DealCompletion
+from tablesvc.core.monitors.deal_completion import WORDS, DealCompletion
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
 from tablesvc.core.variants.base import Variant
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 class Holdem(Variant):
     name: ClassVar[str] = "holdem"
-    hole_cards: ClassVar[int] = 2
+    hole_cards: ClassVar[int] = HOLE_CARDS
     first_street: ClassVar[str] = "preflop"
     fold_rule: ClassVar[str] = "BET-08"
     folds_recoverable: ClassVar[bool] = True
@@ -107,7 +107,7 @@ class Holdem(Variant):
             return
         for seat in list(ledger.live):
             held = sum(1 for r in hand.cards.values() if r.zone == f"S{seat}")
-            if held != self.hole_cards and session.foul(seat, held, "two"):
+            if held != self.hole_cards and session.foul(seat, held, WORDS[self.hole_cards]):
                 return
         holes = {seat: hand.hole[seat] for seat in ledger.live}
         session.settled(ledger.showdown(holes, hand.board))

@@ -51,9 +51,6 @@ if TYPE_CHECKING:
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
 
 
-STREET_WORDS = {"predraw": "first", "postdraw": "second"}
-NEXT_STEP = {"preflop": "the flop", "flop": "the turn", "turn": "the river",
-             "river": "the showdown", "predraw": "the draw", "postdraw": "the showdown"}
 
 
 class TableContext(Protocol):
@@ -362,8 +359,7 @@ class HandSession:
         if not ledger.round.complete or ledger.pending is not None or len(ledger.live) < 2:
             return
         self.round_done = ledger.street
-        name = STREET_WORDS.get(ledger.street, ledger.street)
-        nxt = NEXT_STEP.get(ledger.street, "the next step")
+        name, nxt = self.game.rounds.get(ledger.street, (ledger.street, "the next step"))
         self.out.alert("round_complete", "BET-06", "info",
                        f"the {name} betting round is complete: {nxt} may follow")
 

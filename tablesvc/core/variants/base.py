@@ -29,6 +29,8 @@ class Variant:
     name: ClassVar[str]
     hole_cards: ClassVar[int]  # cards each seat is dealt
     first_street: ClassVar[str]  # the betting round whose first action closes the deal
+    # the betting rounds in order: street -> (how the floor names it, what may follow it)
+    rounds: ClassVar[dict[str, tuple[str, str]]]
     fold_rule: ClassVar[str]  # the rule under which a fold is recorded
     folds_recoverable: ClassVar[bool]  # a folded hand never mucked may come back (SHOW-07)
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {}

@@ -35,6 +35,8 @@ class Draw5(Variant):
     name: ClassVar[str] = "draw5"
     hole_cards: ClassVar[int] = CARDS
     first_street: ClassVar[str] = "predraw"
+    rounds: ClassVar[dict[str, tuple[str, str]]] = {
+        "predraw": ("first", "the draw"), "postdraw": ("second", "the showdown")}
     fold_rule: ClassVar[str] = "BET-26"
     folds_recoverable: ClassVar[bool] = False
     BUTTONS: ClassVar[frozenset[str]] = frozenset({"DRAW", "CARDS_VIEWED", "SHUFFLE_ERROR"})

@@ -23,6 +23,9 @@ class Holdem(Variant):
     name: ClassVar[str] = "holdem"
     hole_cards: ClassVar[int] = HOLE_CARDS
     first_street: ClassVar[str] = "preflop"
+    rounds: ClassVar[dict[str, tuple[str, str]]] = {
+        "preflop": ("preflop", "the flop"), "flop": ("flop", "the turn"),
+        "turn": ("turn", "the river"), "river": ("river", "the showdown")}
     fold_rule: ClassVar[str] = "BET-08"
     folds_recoverable: ClassVar[bool] = True
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {

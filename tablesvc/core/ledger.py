@@ -24,12 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from tablesvc.core.betting import BettingRound, Decision, Structure, Violation, action_order
 from tablesvc.core.pots import Award, Pot, award_pots, build_pots
 from tablesvc.core.showdown import HandValue, evaluate, evaluate_draw, show_order
-
-DRAW5 = "draw5"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +122,132 @@ class Held:
     faced: int  # the round's highest bet H when it was made
 
 
+class BettingPlan:
+    """How a game bets: its forced bets, who acts first in each round, whether everyone
+    shows, and how its hands rank. This plan is hold'em's (blinds, then the board's streets);
+    each game's plan is chosen by its variant, so the ledger's money rules never ask which
+    game they serve. A plan instance belongs to one hand's ledger and may keep state of it.
+    """
+
+    first_street: ClassVar[str] = "preflop"
+    everyone_shows: ClassVar[bool] = False  # SHOW-14: every active hand is shown
+
+    def post_forced(self, led: Ledger) -> list[LedgerOutcome]:
+        """Antes (each seat, or the big blind for all) and the blinds; pre-flop opens."""
+        out: list[LedgerOutcome] = []
+        sb, bb = led.blind_seats
+        if led.ante:
+            payers = [bb] if led.ante_mode == "big_blind" else list(led.order)
+            for s in payers:
+                amount = min(led.ante, led.stacks[s])
+                led.stacks[s] -= amount
+                led.antes += amount
+                out.append(Posted(s, "post_ante", amount, led.stacks[s], led.pot_total))
+        posted: dict[int, int] = {}
+        for seat, name, amount in ((sb, "post_small_blind", led.small_blind),
+                                   (bb, "post_big_blind", led.big_blind)):
+            got = led.take(seat, amount)
+            posted[seat] = got
+            out.append(Posted(seat, name, got, led.stacks[seat], led.pot_total))
+        led.history.extend(o for o in out if isinstance(o, Posted))
+        led.round = BettingRound(
+            street="preflop", order=led.action_order(preflop=True), stacks=dict(led.stacks),
+            posted=posted, big_blind=led.big_blind, structure=led.structure,
+            pot=led.antes, bet_unit=led.bet_unit("preflop"))
+        return out
+
+    def open_round(self, led: Ledger, street: str) -> BettingRound:
+        """The betting round of a street after the first: the first live seat left of the
+        button acts first."""
+        return BettingRound(
+            street=street, order=led.action_order(preflop=False), stacks=dict(led.stacks),
+            posted={}, big_blind=led.big_blind, structure=led.structure,
+            pot=led.pot_total, bet_unit=led.bet_unit(street))
+
+    def booked(self, led: Ledger, acted: Acted) -> None:
+        """An action was booked."""
+
+    def checked_out(self, led: Ledger) -> CheckedOut | None:
+        """The game ends with no winner when everyone checked (never, in hold'em)."""
+        del led
+        return None
+
+    def show_order(self, led: Ledger, live: list[int]) -> list[int]:
+        """SHOW-01/02: the last aggressor first, else the first seat left of the button."""
+        return show_order(live, led.aggressor)
+
+    def rank(self, cards: Sequence[str]) -> HandValue:
+        """The best five of the hole cards and the board."""
+        return evaluate(cards)
+
+
+class DrawBetting(BettingPlan):
+    """Five-card draw: antes, no blinds; the Vorhand opens, the opener starts the second
+    round; everyone checked is a game without a winner (BET-20/22, A-23); every active hand
+    is shown (SHOW-14); five-card hands rank as they are."""
+
+    first_street: ClassVar[str] = "predraw"
+    everyone_shows: ClassVar[bool] = True
+
+    def __init__(self, all_check: str = "carry_over") -> None:
+        self.all_check = all_check  # draw.second_round_all_check (A-23)
+        self.opener: int | None = None  # the first to bet in the first round (BET-22)
+
+    def post_forced(self, led: Ledger) -> list[LedgerOutcome]:
+        """Every player antes (SEAT-07); no blinds; the Vorhand opens (BET-20)."""
+        out: list[LedgerOutcome] = []
+        for s in led.order:
+            amount = min(led.ante, led.stacks[s])
+            if amount:
+                led.stacks[s] -= amount
+                led.antes += amount
+                out.append(Posted(s, "post_ante", amount, led.stacks[s], led.pot_total))
+        led.history.extend(o for o in out if isinstance(o, Posted))
+        led.street = "predraw"
+        led.round = self._round(led, "predraw", list(led.order))
+        return out
+
+    def _round(self, led: Ledger, street: str, order: list[int]) -> BettingRound:
+        fixed = led.structure is Structure.FIXED_LIMIT
+        return BettingRound(
+            street=street, order=order, stacks={s: led.stacks[s] for s in order},
+            posted={}, big_blind=led.big_blind if fixed else led.unit,
+            structure=led.structure, pot=led.pot_total, bet_unit=led.bet_unit(street),
+            cap=4 if fixed else None)
+
+    def open_round(self, led: Ledger, street: str) -> BettingRound:
+        """BET-22, A-24: the opener acts first; if he is out, the next active player left."""
+        ring = list(led.order)
+        start = ring.index(self.opener) if self.opener in ring else 0
+        ring = ring[start:] + ring[:start]
+        return self._round(led, street, [s for s in ring if s not in led.folded])
+
+    def booked(self, led: Ledger, acted: Acted) -> None:
+        if led.street == "predraw" and self.opener is None and acted.raised:
+            self.opener = acted.decision.seat
+
+    def checked_out(self, led: Ledger) -> CheckedOut | None:
+        """The round is complete and nobody bet (BET-20; BET-22 per A-23)."""
+        rnd = led.round
+        if rnd is None or not rnd.complete or rnd.high > 0 or led.checked_out is not None:
+            return None
+        if led.street == "predraw" or self.all_check == "carry_over":
+            return CheckedOut(led.street, led.pot_total)
+        return None
+
+    def show_order(self, led: Ledger, live: list[int]) -> list[int]:
+        """SHOW-14: clockwise, starting with the next active player after the last bettor or
+        raiser of the second round; with no bet there, the Vorhand's side starts."""
+        ring = list(led.order)
+        last = led.round.last_aggressor if led.round is not None else None
+        start = (ring.index(last) + 1) % len(ring) if last in ring else 0
+        ring = ring[start:] + ring[:start]
+        return [s for s in ring if s in live]
+
+    def rank(self, cards: Sequence[str]) -> HandValue:
+        return evaluate_draw(cards)
+
+
 @dataclass
 class Ledger:
     """Chips of one hand. ``order`` is s_1..s_N (the deal order: button last)."""
@@ -155,10 +280,8 @@ class Ledger:
     clock_seat: int | None = None
     clock_end: int | None = None
     now: int = 0  # the latest input time seen
-    variant: str = "holdem"
-    carried: int = 0  # draw5: a pot carried over from a checked-out game (POT-10)
-    all_check: str = "carry_over"  # draw5: draw.second_round_all_check (A-23)
-    opener: int | None = None  # draw5: the first to bet in the first round (BET-22)
+    plan: BettingPlan = field(default_factory=BettingPlan)  # the game's way of betting
+    carried: int = 0  # a pot carried over from a game without a winner (POT-10)
     checked_out: CheckedOut | None = None
     owes: dict[int, int] = field(default_factory=dict)  # draw: a fold out of turn's call (BET-25)
     late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
@@ -167,10 +290,6 @@ class Ledger:
         self.start_stacks = dict(self.stacks)
         self.contributed = dict.fromkeys(self.order, 0)
         self.antes = self.carried  # dead money every live seat can win
-
-    @property
-    def draw(self) -> bool:
-        return self.variant == DRAW5
 
     # ------------------------------------------------------------------ forced bets
     @property
@@ -185,64 +304,21 @@ class Ledger:
         return self.order[0], self.order[1]
 
     def post_forced(self) -> list[LedgerOutcome]:
-        if self.draw:
-            return self._post_draw_antes()
-        out: list[LedgerOutcome] = []
-        sb, bb = self.blind_seats
-        if self.ante:
-            payers = [bb] if self.ante_mode == "big_blind" else list(self.order)
-            for s in payers:
-                amount = min(self.ante, self.stacks[s])
-                self.stacks[s] -= amount
-                self.antes += amount
-                out.append(Posted(s, "post_ante", amount, self.stacks[s], self.pot_total))
-        posted: dict[int, int] = {}
-        for seat, name, amount in ((sb, "post_small_blind", self.small_blind),
-                                   (bb, "post_big_blind", self.big_blind)):
-            got = self._take(seat, amount)
-            posted[seat] = got
-            out.append(Posted(seat, name, got, self.stacks[seat], self.pot_total))
-        self.history.extend(o for o in out if isinstance(o, Posted))
-        self.round = BettingRound(
-            street="preflop", order=self._order(preflop=True), stacks=dict(self.stacks),
-            posted=posted, big_blind=self.big_blind, structure=self.structure,
-            pot=self.antes, bet_unit=self._bet_unit("preflop"))
+        """The game's forced bets, posted from the tracked stacks; the first round opens."""
+        out = self.plan.post_forced(self)
         self.zone = {}  # what the reader reports next; stale empty repeats are no withdrawal
         return out
 
-    def _post_draw_antes(self) -> list[LedgerOutcome]:
-        """Draw: every player antes (SEAT-07); no blinds; the Vorhand opens (BET-20)."""
-        out: list[LedgerOutcome] = []
-        for s in self.order:
-            amount = min(self.ante, self.stacks[s])
-            if amount:
-                self.stacks[s] -= amount
-                self.antes += amount
-                out.append(Posted(s, "post_ante", amount, self.stacks[s], self.pot_total))
-        self.history.extend(o for o in out if isinstance(o, Posted))
-        self.street = "predraw"
-        self.round = self._draw_round("predraw", list(self.order))
-        self.zone = {}
-        return out
-
-    def _draw_round(self, street: str, order: list[int]) -> BettingRound:
-        fixed = self.structure is Structure.FIXED_LIMIT
-        return BettingRound(
-            street=street, order=order, stacks={s: self.stacks[s] for s in order},
-            posted={}, big_blind=self.big_blind if fixed else self.unit,
-            structure=self.structure, pot=self.pot_total, bet_unit=self._bet_unit(street),
-            cap=4 if fixed else None)
-
-    def _take(self, seat: int, amount: int) -> int:
+    def take(self, seat: int, amount: int) -> int:
         got = min(amount, self.stacks[seat])
         self.stacks[seat] -= got
         self.contributed[seat] += got
         return got
 
-    def _bet_unit(self, street: str) -> int:
+    def bet_unit(self, street: str) -> int:
         return self.big_blind * (2 if street in ("turn", "river", "postdraw") else 1)
 
-    def _order(self, preflop: bool) -> list[int]:
+    def action_order(self, preflop: bool) -> list[int]:
         live = [s for s in self.order if s not in self.folded]
         return action_order(live, preflop=preflop, heads_up=len(self.order) == 2)
 
@@ -599,21 +675,13 @@ class Ledger:
         acted = Acted(d, self.street, raised, deemed)
         self.history.append(acted)
         out.append(acted)
-        if self.draw and self.street == "predraw" and self.opener is None and raised:
-            self.opener = d.seat
+        self.plan.booked(self, acted)
         if len(self.live) == 1:
             out.append(self._settle(uncontested=True))
-        elif self.draw and self._all_checked():
-            self.checked_out = CheckedOut(self.street, self.pot_total)
-            out.append(self.checked_out)
+        elif (checked_out := self.plan.checked_out(self)) is not None:
+            self.checked_out = checked_out
+            out.append(checked_out)
         return out
-
-    def _all_checked(self) -> bool:
-        """Draw: the round is complete and nobody bet (BET-20; BET-22 per A-23)."""
-        rnd = self.round
-        if rnd is None or not rnd.complete or rnd.high > 0 or self.checked_out is not None:
-            return False
-        return self.street == "predraw" or self.all_check == "carry_over"
 
     # ------------------------------------------------------------------ streets
     @property
@@ -635,22 +703,8 @@ class Ledger:
         self.clock_seat = self.clock_end = None
         if self.settled or self.checked_out:
             return
-        if self.draw:
-            self.round = self._draw_round(street, self._after_draw_order())
-            self.zone = {}
-            return
-        self.round = BettingRound(
-            street=street, order=self._order(preflop=False), stacks=dict(self.stacks),
-            posted={}, big_blind=self.big_blind, structure=self.structure,
-            pot=self.pot_total, bet_unit=self._bet_unit(street))
+        self.round = self.plan.open_round(self, street)
         self.zone = {}
-
-    def _after_draw_order(self) -> list[int]:
-        """BET-22, A-24: the opener acts first; if he is out, the next active player left."""
-        ring = list(self.order)
-        start = ring.index(self.opener) if self.opener in ring else 0
-        ring = ring[start:] + ring[:start]
-        return [s for s in ring if s not in self.folded]
 
     def betting_over(self) -> bool:
         """No more betting this street: the round is complete, or nobody is left to bet against.
@@ -673,15 +727,6 @@ class Ledger:
             return False
         bb = self.blind_seats[1]
         return rnd.next_actor == bb and rnd.to_call(bb) == 0
-
-    def _draw_show_order(self) -> list[int]:
-        """SHOW-14: clockwise, starting with the next active player after the last bettor or
-        raiser of the second round; with no bet there, the Vorhand's side starts."""
-        ring = list(self.order)
-        last = self.round.last_aggressor if self.round is not None else None
-        start = (ring.index(last) + 1) % len(ring) if last in ring else 0
-        ring = ring[start:] + ring[:start]
-        return [s for s in ring if s in self.live]
 
     def showdown_due(self, board_complete: bool) -> bool:
         return self.settled is None and board_complete and self.betting_over()
@@ -706,7 +751,7 @@ class Ledger:
             strength: dict[int, tuple[int, ...]] = {s: () for s in live}
         else:
             assert holes is not None
-            rank = evaluate_draw if self.draw else evaluate
+            rank = self.plan.rank
             values = {s: rank([*holes[s], *board]) for s in live}
             strength = {s: v.key for s, v in values.items()}
         all_in = any(self.stacks[s] == 0 for s in live)  # before the awards refill stacks
@@ -720,12 +765,11 @@ class Ledger:
             # player is all-in (A-19), and anyone at least as good as the best hand shown
             # before him; the others may muck unseen, and the public feed never shows them
             contested = {s for a in awards if len(pots[a.pot].eligible) > 1 for s in a.winners}
-            aggressor = self.aggressor
             best: tuple[int, ...] | None = None
-            for s in self._draw_show_order() if self.draw else show_order(live, aggressor):
+            everyone = self.plan.everyone_shows
+            for s in self.plan.show_order(self, live):
                 v = values[s]
-                # SHOW-14: in draw every active player shows, in turn
-                tabled = self.draw or all_in or s in contested or best is None or v.key >= best
+                tabled = everyone or all_in or s in contested or best is None or v.key >= best
                 if best is None or v.key > best:
                     best = v.key
                 shown.append(Shown(s, tuple(holes[s]), v, tabled))

@@ -14,7 +14,14 @@ from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
 from tablesvc.core.draw import CARDS, DrawHand
 from tablesvc.core.history import HistoryBook
-from tablesvc.core.ledger import Acted, CheckedOut, Ledger, LedgerOutcome, Problem
+from tablesvc.core.ledger import (
+    Acted,
+    CheckedOut,
+    DrawBetting,
+    Ledger,
+    LedgerOutcome,
+    Problem,
+)
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
@@ -67,7 +74,7 @@ class Draw5(Variant):
             order=order, button=button, stacks={seat: players[seat].stack for seat in order},
             small_blind=0, big_blind=s.big_blind, ante=s.ante, ante_mode="each",
             structure=Structure(s.limit), unit=unit, settle_ms=s.bet_settle_ms,
-            variant="draw5", carried=carried, all_check=s.all_check)
+            plan=DrawBetting(s.all_check), carried=carried)
         return hand, ledger, None  # PHH has no five-card-draw-high variant
 
     def started(self, session: HandSession) -> None:

@@ -14,8 +14,8 @@ import threading
 from pathlib import Path
 
 from simulators.phh import load_phh
+from simulators.records import HandRecord
 from simulators.script import ScriptError
-from simulators.table import HandRecord
 from simulators.virtual import VirtualTableRig
 
 

@@ -1,32 +1,28 @@
 """Five-card draw at the virtual table, dealt as docs/DRAW.md and RULES.md §2.6 describe it.
 
 The game has its own procedure (antes, five cards each, the draw, a stub whose bottom card is
-never dealt, pots that carry over), so it lives here rather than in ``table.py``: the hold'em
-dealer stays exactly as it was, and this module reuses only what both games share, the
-table's stacks, chips, felt, betting rounds and push.
+never dealt, pots that carry over), so it lives here beside the hold'em procedure
+(``simulators.holdem``), not inside it: both build on the shared dealer (``simulators.dealer``:
+stacks, chips, felt, the push) and the betting rounds, and neither knows the other.
 
 The random players decide from their hands: they open and raise more often the better their
 five cards, and exchange what a plain player would (three to a pair, one to two pair, nothing
 to a pat hand), now and then on a whim. Every decision, and every shuffle of a new pack, comes
-from the table's random generator, so a seed replays the same session.
+from the dealer's random generator, so a seed replays the same session.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from simulators.betting import Action, BettingRound, Limit
-from simulators.chips import ChipPile, ChipShortage
+from simulators.chips import ChipPile
+from simulators.dealer import Dealer, HandSettings
 from simulators.decks import RANKS
-from simulators.felt import MAX_ZONE_CHIPS
 from simulators.handeval import rank5
+from simulators.records import ActionRecord, Exchange, HandRecord, PotAward
 from simulators.script import clockwise_from
-from simulators.table import ActionRecord, Exchange, HandRecord, PotAward, _Hand
-
-if TYPE_CHECKING:
-    from simulators.table import VirtualTable
 
 __all__ = ["CARDS", "MAX_DRAW", "play_draw"]
 
@@ -45,28 +41,23 @@ PAT = frozenset({4, 5, 6, 7, 8})
 flush (``simulators.handeval``)."""
 
 
-def play_draw(table: VirtualTable) -> HandRecord:
-    """Deal one game of five-card draw at ``table`` (the caller holds the table's lock)."""
-    return _DrawGame(table).play()
+def play_draw(dealer: Dealer, settings: HandSettings, number: int) -> HandRecord:
+    """Deal game ``number`` of five-card draw, the seat at the dealer's button dealing.
+
+    One game at a time: the caller (``VirtualTable``) serialises the calls."""
+    return _DrawGame(dealer, settings, number).play()
 
 
 class _DrawGame:
     """One game, from NEWHAND to the collection of the cards."""
 
-    def __init__(self, table: VirtualTable) -> None:
-        self.t = table
-        order = clockwise_from(table.button, table.seated())
-        carried = table._carry if table._carry is not None else ChipPile(table._values)
-        table._carry = None
-        self.hand = _Hand(
-            number=table.hands_played + 1,
-            button=table.button,
-            order=order,
-            shoe=table._shuffle(),
-            live=set(order),
-            contributions=dict.fromkeys(order, 0),
-            pot=carried,
-        )
+    def __init__(self, dealer: Dealer, settings: HandSettings, number: int) -> None:
+        self.dealer = dealer
+        self.settings = settings
+        carried = dealer.carry if dealer.carry is not None else ChipPile(dealer.chip_values)
+        dealer.carry = None
+        self.hand = dealer.open_hand(number, pot=carried)
+        order = self.hand.order
         self.carried_in = carried.value
         self.stub = list(self.hand.shoe)
         """The shoe, top first; its last card is the bottom card, never dealt (DRAW-04)."""
@@ -85,10 +76,10 @@ class _DrawGame:
     # the game ---------------------------------------------------------------------------------
 
     def play(self) -> HandRecord:
-        t, hand = self.t, self.hand
-        stacks_before = t.stacks
-        t._pacer.step()  # the shuffle and the cut
-        t.felt.press("NEWHAND")
+        d, hand = self.dealer, self.hand
+        stacks_before = d.stacks
+        d.pacer.step()  # the shuffle and the cut
+        d.felt.press("NEWHAND")
         self._antes()
         for _ in range(CARDS):
             for seat in hand.order:
@@ -98,15 +89,15 @@ class _DrawGame:
         if self._betting(list(hand.order), "first"):
             outcome = "checked_out"  # BET-20: the antes stay for the next game
         else:
-            t._gather(hand)
+            d.gather(hand)
             outcome = "uncontested"
             if len(hand.live) >= 2:
                 self._draw()
                 checked = self._betting(self._second_order(), "second")
-                if checked and t.second_round_all_check == "carry_over":
+                if checked and self.settings.second_round_all_check == "carry_over":
                     outcome = "checked_out"  # BET-22, literal reading (A-23)
                 else:
-                    t._gather(hand)
+                    d.gather(hand)
                     outcome = "showdown" if len(hand.live) >= 2 else "uncontested"
 
         for seat in hand.live:
@@ -115,15 +106,15 @@ class _DrawGame:
         if outcome == "checked_out":
             winners: dict[int, int] = {}
             pots: list[PotAward] = []
-            t._carry = hand.pot
+            d.carry = hand.pot
             carried_over = hand.pot.value
         else:
             strength = (
                 {s: rank5(self.final[s]) for s in hand.live} if outcome == "showdown" else {}
             )
-            winners, pots = t._pay(hand, strength, self.carried_in + sum(hand.antes.values()))
-        t._collect(hand)
-        stacks_after, left = t._settle(hand, stacks_before, winners)
+            winners, pots = d.pay(hand, strength, self.carried_in + sum(hand.antes.values()))
+        d.collect(hand)
+        stacks_after, left = d.settle(hand, stacks_before, winners)
         return HandRecord(
             number=hand.number,
             button=hand.button,
@@ -145,9 +136,9 @@ class _DrawGame:
             left=left,
             antes=dict(hand.antes),
             pots=tuple(pots),
-            limit=t.limit.value,
-            ante=t.ante,
-            unit=t.unit,
+            limit=self.settings.limit.value,
+            ante=self.settings.ante,
+            unit=d.unit,
             variant="draw5",
             outcome=outcome,
             dealt=dealt,
@@ -167,28 +158,17 @@ class _DrawGame:
         A carried-over pot is first changed into big chips at the float: it holds the small
         chips of earlier antes, which the stacks need as change for this game's antes.
         """
-        t, hand = self.t, self.hand
-        hand.pot.colour_up(t._float, 0)
+        d, hand = self.dealer, self.hand
+        hand.pot.colour_up(d.tray, 0)
         for seat in hand.order:
-            pile = t._piles[seat]
-            amount = min(t.ante, pile.value)
-            hand.pot.add(t._take(pile, amount))
-            hand.antes[seat] = amount
-            hand.actions.append(
-                ActionRecord("ante", seat, "post_ante", amount, pile.value == 0)
-            )
-        if not hand.pot.colour_up(t._float, MAX_ZONE_CHIPS):
-            raise ChipShortage(f"cannot keep the pot within {MAX_ZONE_CHIPS} chips")
-        t.felt.set_chips("POT", hand.pot.uids)
+            d.post_ante(hand, seat, self.settings.ante, "ante")
+        d.show_pot(hand)
 
     def _deal(self, zone: str) -> str:
         """The top card of the shoe into ``zone``; the bottom card never goes (DRAW-04)."""
         if len(self.stub) < 2:
             raise RuntimeError("only the bottom card is left: the dealer must reshuffle")
-        uid = self.stub.pop(0)
-        self.t.felt.deal(uid, zone)
-        self.hand.deal.append((self.t._deck[uid], zone))
-        return uid
+        return self.dealer.deal(self.hand, self.stub.pop(0), zone)
 
     # betting ----------------------------------------------------------------------------------
 
@@ -198,15 +178,15 @@ class _DrawGame:
         A fold is confirmed at the console and the cards go to the muck (A-29); a check is
         the console's CHECK; a bet, call or raise is the seat's bet zone growing.
         """
-        t, hand = self.t, self.hand
+        d, hand, limit = self.dealer, self.hand, self.settings.limit
         rnd = BettingRound(
             order=order,
-            stacks={s: t._piles[s].value for s in order},
-            limit=t.limit,
+            stacks={s: d.piles[s].value for s in order},
+            limit=limit,
             # no blinds: the smallest bet is one smallest chip; fixed-limit bets the big blind
             # before the draw and twice that after it
-            min_raise=(t.big_blind * (2 if street == "second" else 1)
-                       if t.limit is Limit.FIXED_LIMIT else t.unit),
+            min_raise=(self.settings.big_blind * (2 if street == "second" else 1)
+                       if limit is Limit.FIXED_LIMIT else d.unit),
             pot=hand.pot.value,
         )
         checks = 0
@@ -214,25 +194,22 @@ class _DrawGame:
             action, to = self._decide(rnd, seat)
             moved = rnd.act(seat, action, to)
             if action is Action.FOLD:
-                t.felt.press("FOLD", str(seat))
-                t.felt.move_cards(self.cards[seat], "MUCK")
+                d.felt.press("FOLD", str(seat))
+                d.felt.move_cards(self.cards[seat], "MUCK")
                 hand.live.discard(seat)
                 hand.folds.append(seat)
                 self.final[seat] = self._names(self.cards[seat])
             elif action is Action.CHECK:
-                t.felt.press("CHECK", str(seat))
+                d.felt.press("CHECK", str(seat))
                 checks += 1
             else:
-                t._put_in(hand, seat, moved)
+                d.put_in(hand, seat, moved)
                 if action in (Action.BET, Action.RAISE):
                     self.aggressors[street] = seat
                     if self.opener is None:
                         self.opener = seat
             hand.actions.append(
-                ActionRecord(
-                    street, seat, action.value, moved, t._piles[seat].value == 0,
-                    rnd.bets[seat],
-                )
+                ActionRecord(street, seat, action.value, moved, d.all_in(seat), rnd.bets[seat])
             )
         return checks > 0 and rnd.high == 0
 
@@ -259,18 +236,17 @@ class _DrawGame:
 
         He never folds when he may check, so only a bet can make a game end uncontested.
         """
-        t = self.t
-        rng = t._rng
+        rng, settings = self.dealer.rng, self.settings
         legal = rnd.legal(seat)
         category = rank5(self._names(self.cards[seat]))[0]
         wager = next((a for a in legal if a in (Action.BET, Action.RAISE)), None)
         if Action.CALL in legal:
-            if wager is not None and rng.random() < (t.aggression + 0.05 * category) / (
+            if wager is not None and rng.random() < (settings.aggression + 0.05 * category) / (
                 1 + rnd.raises
             ):
                 return wager, self._size(rnd, seat)
             weight = 2.0 if category == 0 else 1.0 if category == 1 else 0.25
-            folds = rng.random() < t.fold_probability * weight
+            folds = rng.random() < settings.fold_probability * weight
             return (Action.FOLD if folds else Action.CALL), None
         if wager is not None and rng.random() < OPEN_BASE + OPEN_STEP * category:
             return wager, self._size(rnd, seat)
@@ -278,14 +254,14 @@ class _DrawGame:
 
     def _size(self, rnd: BettingRound, seat: int) -> int:
         """The minimum, a quarter, half or all of the pot (within the limit), or all-in."""
-        t = self.t
+        rng, unit = self.dealer.rng, self.dealer.unit
         bounds = rnd.raise_range(seat)
         assert bounds is not None
         low, high = bounds
-        if t._rng.random() < t.all_in_share * t.aggression:
+        if rng.random() < self.settings.all_in_share * self.settings.aggression:
             return high
         pot = self.hand.pot.value + sum(rnd.bets.values())
-        target = t._rng.choice((low, pot // 4, pot // 2, pot)) // t.unit * t.unit
+        target = rng.choice((low, pot // 4, pot // 2, pot)) // unit * unit
         return max(low, min(high, target))
 
     # the draw ---------------------------------------------------------------------------------
@@ -296,14 +272,14 @@ class _DrawGame:
         A player asks for no more cards than the dealer can give him: with nine or ten
         players the stub and the finished players' discards may not cover three each.
         """
-        t = self.t
+        felt = self.dealer.felt
         for seat in [s for s in self.hand.order if s in self.hand.live]:
             held = self.cards[seat]
             room = len(self.stub) - 1 + len(self.pool)
             discards = self._discards(held)[: max(0, room)]
-            t.felt.press("DRAW", str(seat), str(len(discards)))
+            felt.press("DRAW", str(seat), str(len(discards)))
             if discards:
-                t.felt.move_cards(discards, "MUCK")
+                felt.move_cards(discards, "MUCK")
                 for uid in discards:
                     held.remove(uid)
             received: list[str] = []
@@ -320,19 +296,19 @@ class _DrawGame:
     def _reshuffle(self) -> None:
         """Only the bottom card is left: it and the finished players' discards become the
         new pack (DRAW-05), shuffled and cut, and the shoe reports the pack top first."""
-        t = self.t
+        d = self.dealer
         taken, self.pool = self.pool, []
-        t.felt.pick_up(taken)
+        d.felt.pick_up(taken)
         pack = [self.stub[0], *taken]
-        t._rng.shuffle(pack)
-        t.felt.load_shoe(pack)
+        d.rng.shuffle(pack)
+        d.felt.load_shoe(pack)
         self.stub = list(pack)
         self.packs.append(pack)
         self.bottoms.append(pack[-1])
 
     def _discards(self, held: list[str]) -> list[str]:
         """The cards a plain player throws, least useful first (at most three)."""
-        rng = self.t._rng
+        rng = self.dealer.rng
         names = self._names(held)
         rank = {u: RANKS.index(n[0]) for u, n in zip(held, names, strict=True)}
         low_first = sorted(held, key=lambda u: rank[u])
@@ -351,4 +327,4 @@ class _DrawGame:
         return low_first[:MAX_DRAW]  # keep the two highest
 
     def _names(self, uids: Iterable[str]) -> tuple[str, ...]:
-        return tuple(self.t._deck[u] for u in uids)
+        return self.dealer.cards(uids)

@@ -91,6 +91,18 @@ class Felt:
         self._card_zone: dict[str, str] = {}
         self._chip_zone: dict[str, list[str]] = {z: [] for z in chip_zones}
 
+    @property
+    def devices(self) -> dict[str, VirtualDevice]:
+        """The devices this felt reports through, by name (``shoe`` only when there is one):
+        so that someone else, a scenario, can send on the same wires."""
+        found = {
+            "shoe": self._shoe,
+            "cards": self._cards,
+            "chips": self._chips,
+            "console": self._console,
+        }
+        return {name: device for name, device in found.items() if device is not None}
+
     # cards -----------------------------------------------------------------------------------
 
     def deal(self, uid: str, zone: str, face: str = "D") -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from simulators.betting import Limit
+from simulators.records import HandRecord
 from simulators.script import (
     UNKNOWN,
     HandScript,
@@ -32,7 +33,6 @@ from simulators.script import (
     board_deal,
     hole_deal,
 )
-from simulators.table import HandRecord
 
 VARIANTS: Mapping[str, Limit] = {
     "NT": Limit.NO_LIMIT,

@@ -507,18 +507,6 @@ def _expect(raw: Any, source: str) -> Expectation:
 # playing ------------------------------------------------------------------------------------
 
 
-def _devices_of(table: VirtualTable) -> dict[str, VirtualDevice]:
-    """The devices a virtual table's felt reports through."""
-    felt = table.felt
-    found = {
-        "shoe": getattr(felt, "_shoe", None),
-        "cards": getattr(felt, "_cards", None),
-        "chips": getattr(felt, "_chips", None),
-        "console": getattr(felt, "_console", None),
-    }
-    return {k: v for k, v in found.items() if isinstance(v, VirtualDevice)}
-
-
 class ScenarioPlayer:
     """Does a scenario's steps with real tags: its own shoe, card positions and chip piles.
 
@@ -877,7 +865,7 @@ def play_scenario(
     that is not where the step says, a bet larger than the stack...).
     """
     if isinstance(target, VirtualTable):
-        devices: Mapping[str, VirtualDevice] = _devices_of(target)
+        devices: Mapping[str, VirtualDevice] = target.felt.devices
         deck = target.deck if deck is None else deck
         chips = target.chip_values if chips is None else chips
     else:

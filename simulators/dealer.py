@@ -1,0 +1,299 @@
+"""The dealer's hands and tools, shared by every game the virtual table deals.
+
+A game's procedure (``simulators.holdem``, ``simulators.draw``) decides what happens in a
+hand; this module does the physical part both need and owns what outlives a hand: the deck and
+its shuffle, the chip set, the dealer's tray (the float that makes change), the seats' stacks,
+the felt and its pace, the button, and a pot a checked-out game leaves for the next one.
+Cards and chips only move through here, so every movement becomes the frames the antennas
+would send (``simulators.felt``) and every chip is accounted for.
+
+Neither game owns this module and it knows neither game: a third game is a third procedure
+built on ``Dealer``, with no change here and none in the games already dealt.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from simulators.betting import Limit, build_pots, split_pot
+from simulators.chips import ChipPile, ChipShortage, deal_stacks, smallest_unit
+from simulators.device import VirtualDevice
+from simulators.felt import MAX_ZONE_CHIPS, Felt, Pacer
+from simulators.handeval import HandValue
+from simulators.records import ActionRecord, PotAward
+from simulators.script import clockwise_from
+
+__all__ = ["Dealer", "Hand", "HandSettings"]
+
+
+@dataclass(frozen=True)
+class HandSettings:
+    """The game settings one hand is dealt with, as the table had them when it began.
+
+    A snapshot rather than the table itself, so a game reads its settings through nothing
+    wider than this (a script seats new blinds and limits between hands, never during one).
+    """
+
+    limit: Limit
+    small_blind: int
+    big_blind: int
+    ante: int
+    ante_mode: str
+    fold_probability: float
+    aggression: float
+    all_in_share: float
+    second_round_all_check: str
+
+
+@dataclass
+class Hand:
+    """The cards, chips and actions of the hand under way, as the dealer keeps them."""
+
+    number: int
+    button: int
+    order: list[int]
+    """Seats dealt in, clockwise from the button's left."""
+    shoe: list[str]
+    """The shuffled deck, top first (UIDs)."""
+    live: set[int]
+    contributions: dict[int, int]
+    """Seat -> chips it put into its bet zone this hand (antes not included)."""
+    pot: ChipPile
+    hole: dict[int, list[str]] = field(default_factory=dict)
+    board: list[str] = field(default_factory=list)
+    burns: list[str] = field(default_factory=list)
+    deal: list[tuple[str, str]] = field(default_factory=list)
+    """(card, zone) in the order the cards left the shoe."""
+    actions: list[ActionRecord] = field(default_factory=list)
+    folds: list[int] = field(default_factory=list)
+    gathered: list[int] = field(default_factory=list)
+    antes: dict[int, int] = field(default_factory=dict)
+
+
+class Dealer:
+    """Deals cards and moves chips on the ``shoe``, ``cards``, ``chips`` and ``console`` devices.
+
+    ``deck`` maps UID -> card, ``chips`` UID -> value (the whole chip set: what the seats do
+    not get stays in the tray for change), ``seats`` seat -> starting stack; ``rng`` drives
+    the shuffles. The caller validates these first (``VirtualTable`` does).
+    """
+
+    def __init__(
+        self,
+        devices: Mapping[str, VirtualDevice],
+        deck: Mapping[str, str],
+        chips: Mapping[str, int],
+        seats: Mapping[int, int],
+        *,
+        rng: random.Random,
+        pace: float = 0.0,
+    ) -> None:
+        self.rng = rng
+        self.deck: Mapping[str, str] = dict(deck)
+        """UID -> card of the deck in play."""
+        self._uid_of = {card: uid for uid, card in deck.items()}
+        self.chip_values: Mapping[str, int] = dict(chips)
+        """UID -> value of the chip set."""
+        self.unit = smallest_unit(self.chip_values)
+        self.carry: ChipPile | None = None
+        """A checked-out draw game's pot, still in the pot zone for the next game."""
+        self.tray = ChipPile(self.chip_values, self.chip_values)
+        """The dealer's float: every chip no stack, bet zone or pot holds."""
+        self.piles = deal_stacks(self.tray, dict(seats))
+        """Seat -> its stack (stacks lie under no antenna: only their values are seen)."""
+        self.pacer = Pacer(pace)
+        self.felt = Felt(devices, self.pacer)
+        self._next_order: list[str] | None = None
+        self.button = min(seats)
+        """The button of the next hand (in five-card draw, the dealer's seat)."""
+
+    # seats and the deck ---------------------------------------------------------------------
+
+    @property
+    def stacks(self) -> dict[int, int]:
+        return {s: p.value for s, p in sorted(self.piles.items())}
+
+    def seated(self) -> list[int]:
+        return sorted(self.piles)
+
+    def all_in(self, seat: int) -> bool:
+        """The seat has no chip left behind its bet zone."""
+        return self.piles[seat].value == 0
+
+    def reseat(self, stacks: Mapping[int, int]) -> None:
+        """Every stack back into the tray, then these stacks dealt out of it."""
+        for pile in self.piles.values():
+            self.tray.add(pile.take_all())
+        self.piles = deal_stacks(self.tray, stacks)
+
+    def cards(self, uids: Iterable[str]) -> tuple[str, ...]:
+        """The card names of these UIDs."""
+        return tuple(self.deck[u] for u in uids)
+
+    def set_deck_order(self, cards: Sequence[str]) -> None:
+        """Script the next hand: these cards leave the shoe first, in this order."""
+        unknown = [c for c in cards if c not in self._uid_of]
+        if unknown or len(set(cards)) != len(cards):
+            raise ValueError(f"deck order must name distinct cards of this deck: {unknown}")
+        self._next_order = list(cards)
+
+    def shuffle(self) -> list[str]:
+        """The deck shuffled (UIDs, top first), with a scripted order's cards on top."""
+        uids = list(self.deck)
+        self.rng.shuffle(uids)
+        if self._next_order:
+            first = [self._uid_of[c] for c in self._next_order]
+            chosen = set(first)
+            uids = first + [u for u in uids if u not in chosen]
+            self._next_order = None
+        return uids
+
+    def open_hand(self, number: int, pot: ChipPile | None = None) -> Hand:
+        """A new hand at the button: the seated players in order and the deck shuffled.
+
+        ``pot`` is what the pot zone holds already (a carried-over pot); empty by default.
+        """
+        order = clockwise_from(self.button, self.seated())
+        return Hand(
+            number=number,
+            button=self.button,
+            order=order,
+            shoe=self.shuffle(),
+            live=set(order),
+            contributions=dict.fromkeys(order, 0),
+            pot=pot if pot is not None else ChipPile(self.chip_values),
+        )
+
+    # cards ------------------------------------------------------------------------------------
+
+    def deal(self, hand: Hand, uid: str, zone: str) -> str:
+        """The card ``uid`` out of the shoe into ``zone``, written into the deal sequence."""
+        self.felt.deal(uid, zone)
+        hand.deal.append((self.deck[uid], zone))
+        return uid
+
+    def collect(self, hand: Hand) -> None:
+        """Every card goes to the muck: the seats' cards, then the board, then the burns."""
+        for seat in hand.order:
+            held = self.felt.cards_in(f"S{seat}")
+            if held:
+                self.felt.move_cards(held, "MUCK")
+        for zone in ("BOARD", "BURN"):
+            cards = self.felt.cards_in(zone)
+            if cards:
+                self.felt.move_cards(cards, "MUCK")
+        self.felt.return_cards_to_shoe()
+
+    # chips ------------------------------------------------------------------------------------
+
+    def take(self, pile: ChipPile, amount: int) -> list[str]:
+        """Chips worth ``amount`` from ``pile``.
+
+        Should the tray run out of the small chips change needs, every stack is changed back
+        into big chips at the tray and the dealer tries again (stacks are under no antenna,
+        so only their values matter).
+        """
+        try:
+            return pile.take(amount, self.tray)
+        except ChipShortage:
+            values = {seat: p.value for seat, p in self.piles.items()}
+            for p in self.piles.values():
+                self.tray.add(p.take_all())
+            for seat, fresh in deal_stacks(self.tray, values).items():
+                self.piles[seat].add(fresh.take_all())
+            return pile.take(amount, self.tray)
+
+    def post_ante(self, hand: Hand, seat: int, ante: int, street: str) -> None:
+        """The seat's ante (all it has, if less) straight into the pot, and its record.
+
+        The pot's inventory is not reported here: antes are one movement (``show_pot``).
+        """
+        pile = self.piles[seat]
+        amount = min(ante, pile.value)
+        hand.pot.add(self.take(pile, amount))
+        hand.antes[seat] = amount
+        hand.actions.append(ActionRecord(street, seat, "post_ante", amount, pile.value == 0))
+
+    def show_pot(self, hand: Hand) -> None:
+        """Colour the pot up to fit one inventory, and report it."""
+        if not hand.pot.colour_up(self.tray, MAX_ZONE_CHIPS):
+            raise ChipShortage(f"cannot keep the pot within {MAX_ZONE_CHIPS} chips")
+        self.felt.set_chips("POT", hand.pot.uids)
+
+    def put_in(self, hand: Hand, seat: int, amount: int) -> int:
+        """Move ``amount`` from the seat's stack into its bet zone."""
+        if amount == 0:
+            return 0
+        zone = f"B{seat}"
+        pile = ChipPile(self.chip_values, self.felt.chips(zone))
+        pile.add(self.take(self.piles[seat], amount))
+        if not pile.colour_up(self.tray, MAX_ZONE_CHIPS):
+            raise ChipShortage(f"cannot keep {zone} within {MAX_ZONE_CHIPS} chips")
+        self.felt.set_chips(zone, pile.uids)
+        hand.contributions[seat] += amount
+        return amount
+
+    def gather(self, hand: Hand) -> None:
+        """Sweep the bet zones into the pot: each zone empties, then the pot reports its sum."""
+        zones = [f"B{s}" for s in hand.order if self.felt.chips(f"B{s}")]
+        if not zones:
+            return
+        before = hand.pot.value
+        for zone in zones:
+            hand.pot.add(self.felt.chips(zone))
+            self.felt.set_chips(zone, [])
+        self.show_pot(hand)
+        hand.gathered.append(hand.pot.value - before)
+
+    def pay(
+        self, hand: Hand, strength: Mapping[int, HandValue], dead: int
+    ) -> tuple[dict[int, int], list[PotAward]]:
+        """Split the pot by ``strength`` (empty: nobody shows) and push it to the winners.
+
+        ``dead`` is the money in the pot that no seat bet in this hand's rounds (antes, a
+        carried-over pot): every seat still in can win it.
+        """
+        awards: dict[int, int] = {}
+        pots: list[PotAward] = []
+        for pot in build_pots(hand.contributions, hand.live, dead):
+            contenders = [s for s in hand.order if s in pot.eligible]
+            eligible = tuple(contenders)
+            if all(s in strength for s in contenders):
+                best = max(strength[s] for s in contenders)
+                contenders = [s for s in contenders if strength[s] == best]
+            shares = split_pot(pot.amount, contenders, self.unit)
+            pots.append(PotAward(pot.amount, eligible, shares))
+            for seat, amount in shares.items():
+                awards[seat] = awards.get(seat, 0) + amount
+        if sum(awards.values()) != hand.pot.value:
+            raise AssertionError(f"awards {awards} do not add up to the pot {hand.pot.value}")
+        paid = [s for s in hand.order if awards.get(s)]
+        for i, seat in enumerate(paid):
+            last = i == len(paid) - 1
+            chips = hand.pot.take_all() if last else self.take(hand.pot, awards[seat])
+            self.piles[seat].add(chips)
+            self.show_pot(hand)  # change made in the pot
+        return awards, pots
+
+    def settle(
+        self, hand: Hand, stacks_before: Mapping[int, int], winners: Mapping[int, int]
+    ) -> tuple[dict[int, int], tuple[int, ...]]:
+        """Check every stack against the ledger, see off the busted players, move the button.
+
+        Returns the stacks after the hand and the seats that left.
+        """
+        for seat, pile in self.piles.items():
+            pile.tidy(self.tray)
+            paid = hand.contributions[seat] + hand.antes.get(seat, 0)
+            expected = stacks_before[seat] - paid + winners.get(seat, 0)
+            if pile.value != expected:
+                raise AssertionError(f"seat {seat} holds {pile.value}, the ledger says {expected}")
+        stacks_after = self.stacks
+        left = tuple(s for s in hand.order if stacks_after[s] == 0)
+        for seat in left:
+            del self.piles[seat]
+        if self.piles:
+            self.button = clockwise_from(hand.button, self.seated())[0]
+        return stacks_after, left

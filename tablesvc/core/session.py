@@ -13,12 +13,12 @@ The session never asks which game it plays: what differs between games is the ``
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.commands import CommandError
+from tablesvc.core.context import TableContext
 from tablesvc.core.draw import DrawComplete, Drew
-from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import (
     BoardDealt,
@@ -42,30 +42,13 @@ from tablesvc.core.monitors.settlement import SettlementReport
 from tablesvc.core.monitors.showdown_console import ShowdownConsole
 from tablesvc.core.monitors.string_bets import StringBets
 from tablesvc.core.remedies import REMEDIES
-from tablesvc.core.settings import Player, TableSettings, seat_zone
+from tablesvc.core.settings import seat_zone
 from tablesvc.core.tracker import Tracker
-
-if TYPE_CHECKING:
-    from tablesvc.core.variants.base import Variant
+from tablesvc.core.variants.base import Variant
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
 
 
-
-
-class TableContext(Protocol):
-    """What a hand may see and change of the table it is played at."""
-
-    s: TableSettings
-    out: Emitter
-    players: dict[int, Player]
-    zones: dict[str, int]
-    has_shoe: bool
-    button: int | None
-    hand_no: int
-    carry: int
-
-    def eliminate(self, order: tuple[int, ...]) -> None: ...
 
 
 class HandSession:

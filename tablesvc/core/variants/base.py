@@ -12,15 +12,39 @@ as they are.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
+from tablesvc.core.context import TableContext
+from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
-from tablesvc.core.ledger import CheckedOut, Ledger, LedgerOutcome, Problem
+from tablesvc.core.ledger import CheckedOut, Ledger, LedgerOutcome, Problem, Settled
 from tablesvc.core.settings import Player, TableSettings
 from tablesvc.core.tracker import Tracker
 
-if TYPE_CHECKING:
-    from tablesvc.core.session import HandSession
+
+class HandView(Protocol):
+    """What a game sees of the hand it plays; ``tablesvc.core.session.HandSession`` is one."""
+
+    number: int
+    table: TableContext
+    out: Emitter
+    tracker: Tracker
+    ledger: Ledger
+    monitors: dict[str, Any]
+    window_open: bool
+
+    @property
+    def live(self) -> bool: ...
+    def close_window(self, seat: int, action: str) -> None: ...
+    def outcomes(self, outcomes: Sequence[Any]) -> None: ...
+    def money(self, outcomes: list[LedgerOutcome]) -> None: ...
+    def place_chips_in_motion(self) -> None: ...
+    def foul(self, seat: int, held: int, right: str) -> bool: ...
+    def settled(self, st: Settled) -> None: ...
+    def hand_ended(self, reason: str, stacks: Mapping[int, int], done: bool = True,
+                   **extra: Any) -> None: ...
+    def end(self) -> None: ...
 
 
 class Variant:
@@ -45,67 +69,67 @@ class Variant:
         """The tracker, the ledger and the book of a new hand; no event yet."""
         raise NotImplementedError
 
-    def started(self, session: HandSession) -> None:
+    def started(self, session: HandView) -> None:
         """Announce the hand (``hand_started``) and what the game says at its start."""
         raise NotImplementedError
 
-    def monitors(self, session: HandSession) -> dict[str, Any]:
+    def monitors(self, session: HandView) -> dict[str, Any]:
         """The game's own monitors for this hand, by name."""
         del session
         return {}
 
     # --- the deal -------------------------------------------------------------------
-    def first_card(self, session: HandSession) -> None:
+    def first_card(self, session: HandView) -> None:
         """The first card left the shoe: check the forced bets."""
 
-    def dealt(self, session: HandSession) -> None:
+    def dealt(self, session: HandView) -> None:
         """A card reached a seat."""
 
-    def first_card_misdirected(self, session: HandSession, seat: int, expected: str) -> None:
+    def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
         """The first card went to the wrong seat: the dealer misplaced the button."""
 
-    def defect(self, session: HandSession, what: str, rule: str) -> None:
+    def defect(self, session: HandView, what: str, rule: str) -> None:
         """A defective deck turned up while the hand runs."""
 
-    def duplicate_found(self, session: HandSession) -> None:
+    def duplicate_found(self, session: HandView) -> None:
         """A card turned up twice in the deck (DECK-04)."""
 
-    def pack_scanned(self, session: HandSession, uids: list[str]) -> bool:
+    def pack_scanned(self, session: HandView, uids: list[str]) -> bool:
         """The shoe scanned a pack mid-hand; True when the game took it as its own."""
         del session, uids
         return False
 
-    def button(self, session: HandSession, name: str, args: list[str]) -> None:
+    def button(self, session: HandView, name: str, args: list[str]) -> None:
         """One of the game's own console buttons (``BUTTONS``)."""
 
     # --- betting --------------------------------------------------------------------
-    def first_round_action(self, session: HandSession, seat: int, action: str) -> None:
+    def first_round_action(self, session: HandView, seat: int, action: str) -> None:
         """An action of the first betting round: the deal is over."""
         session.close_window(seat, action)
 
-    def bet_zone_changed(self, session: HandSession, seat: int, value: int,
+    def bet_zone_changed(self, session: HandView, seat: int, value: int,
                          before: int) -> None:
         """A seat's bet zone changed, before the ledger reads it."""
 
-    def betting_resumes(self, session: HandSession) -> None:
+    def betting_resumes(self, session: HandView) -> None:
         """A check: betting goes on."""
 
-    def pot_shrank(self, session: HandSession, before: int, value: int) -> None:
+    def pot_shrank(self, session: HandView, before: int, value: int) -> None:
         """The POT zone holds less than before."""
 
-    def problem(self, session: HandSession, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
+    def problem(self, session: HandView, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
         """A betting violation; True when the game raised its own alert for it."""
         del session, o, outcomes
         return False
 
-    def after_betting(self, session: HandSession) -> None:
+    def after_betting(self, session: HandView) -> None:
         """The ledger booked something: the game may move to its next phase."""
 
-    def checked_out(self, session: HandSession, o: CheckedOut) -> None:
+    def checked_out(self, session: HandView, o: CheckedOut) -> None:
         """Everyone checked, and the game's rules end it without a winner."""
         raise NotImplementedError(f"{self.name} has no checked-out games")
 
     # --- the showdown ---------------------------------------------------------------
-    def showdown(self, session: HandSession) -> None:
+    def showdown(self, session: HandView) -> None:
         """Settle the hand if its showdown is due."""
         raise NotImplementedError

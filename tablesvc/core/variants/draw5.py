@@ -8,7 +8,7 @@ pack, the out-of-turn rules of draw (BET-24/25), a game checked out with the pot
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
@@ -25,14 +25,10 @@ from tablesvc.core.ledger import (
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
-from tablesvc.core.variants.base import Variant
-
-if TYPE_CHECKING:
-    from tablesvc.core.session import HandSession
+from tablesvc.core.variants.base import HandView, Variant
 
 
-
-def _draw(session: HandSession) -> DrawHand:
+def _draw(session: HandView) -> DrawHand:
     hand = session.tracker
     assert isinstance(hand, DrawHand)
     return hand
@@ -77,7 +73,7 @@ class Draw5(Variant):
             plan=DrawBetting(s.all_check), carried=carried)
         return hand, ledger, None  # PHH has no five-card-draw-high variant
 
-    def started(self, session: HandSession) -> None:
+    def started(self, session: HandView) -> None:
         """Antes, no blinds; the dealer is the button seat (SEAT-09)."""
         s, players, out = self.s, session.table.players, session.out
         order = session.tracker.order
@@ -98,7 +94,7 @@ class Draw5(Variant):
             out.alert("pot_carryover", "POT-10", "info",
                       f"this game starts with {carry} carried over from the last one")
 
-    def first_card(self, session: HandSession) -> None:
+    def first_card(self, session: HandView) -> None:
         ledger = session.ledger
         pot = session.table.zones.get("POT", 0)
         if pot < ledger.antes:
@@ -108,14 +104,14 @@ class Draw5(Variant):
                               remedy="the missing antes go in before the players look at their "
                               "cards")
 
-    def first_card_misdirected(self, session: HandSession, seat: int, expected: str) -> None:
+    def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
         session.out.alert("dealer_rotation_error", "SEAT-09", "warning",
                           f"the first card went to seat {seat}, but the dealer is seat "
                           f"{session.table.button}: the deal starts with the seat on his left",
                           seat=seat, remedy="redress if no card has been looked at; otherwise "
                           "the draw redeal rules apply (MISDEAL-16)")
 
-    def defect(self, session: HandSession, what: str, rule: str) -> None:
+    def defect(self, session: HandView, what: str, rule: str) -> None:
         """DECK-06: in draw any defective deck found before the pot is collected means the
         game is dealt again (A-08)."""
         session.out.alert("redeal_required", "DECK-06", "critical",
@@ -123,14 +119,14 @@ class Draw5(Variant):
                           "dealt again", remedy="void the game: every bet goes back, replace "
                           "the deck, the same dealer deals again (REDEAL)")
 
-    def pack_scanned(self, session: HandSession, uids: list[str]) -> bool:
+    def pack_scanned(self, session: HandView, uids: list[str]) -> bool:
         hand = _draw(session)
         if hand.phase != "draw":
             return False
         session.outcomes(hand.reshuffle(uids))  # DRAW-05: the new pack
         return True
 
-    def button(self, session: HandSession, name: str, args: list[str]) -> None:
+    def button(self, session: HandView, name: str, args: list[str]) -> None:
         hand = _draw(session)
         if name == "DRAW":
             session.place_chips_in_motion()
@@ -140,7 +136,7 @@ class Draw5(Variant):
         elif name == "SHUFFLE_ERROR":
             self._shuffle_error(session, hand)
 
-    def _shuffle_error(self, session: HandSession, hand: DrawHand) -> None:
+    def _shuffle_error(self, session: HandView, hand: DrawHand) -> None:
         """MISDEAL-15: after a shuffle or cut error a player who has received only one card,
         and not looked at it, may demand a redeal (A-37)."""
         eligible = [s for s in hand.order if hand.hole_count(s) <= 1]
@@ -155,29 +151,29 @@ class Draw5(Variant):
                               "a shuffle or cut error, but every player has more than one "
                               "card: no redeal can be demanded any more", remedy="play on")
 
-    def first_round_action(self, session: HandSession, seat: int, action: str) -> None:
+    def first_round_action(self, session: HandView, seat: int, action: str) -> None:
         session.close_window(seat, action)
         session.outcomes(_draw(session).betting_started())
 
-    def bet_zone_changed(self, session: HandSession, seat: int, value: int,
+    def bet_zone_changed(self, session: HandView, seat: int, value: int,
                          before: int) -> None:
         if value and value != before:  # not the reader repeating an inventory
             self.betting_resumes(session)
 
-    def betting_resumes(self, session: HandSession) -> None:
+    def betting_resumes(self, session: HandView) -> None:
         """Betting resumes while exchanges stand open: close them with what they have."""
         hand = _draw(session)
         if hand.phase == "draw":
             session.outcomes(hand.close_draw())
 
-    def pot_shrank(self, session: HandSession, before: int, value: int) -> None:
+    def pot_shrank(self, session: HandView, before: int, value: int) -> None:
         if session.ledger.settled is None:
             session.out.alert("pot_chips_removed", "POT-09", "warning",
                               f"chips were taken out of the pot during the game: it held "
                               f"{before}, now {value}", remedy="stop: the chips go back into "
                               "the pot; no chips may be taken out before it is awarded")
 
-    def problem(self, session: HandSession, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
+    def problem(self, session: HandView, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
         """Draw has its own out-of-turn rules (BET-24, BET-25) and round rule (BET-21)."""
         v, seat = o.violation, o.seat
         ledger, out = session.ledger, session.out
@@ -209,7 +205,7 @@ class Draw5(Variant):
                   "him (A-27)")
         return True
 
-    def after_betting(self, session: HandSession) -> None:
+    def after_betting(self, session: HandView) -> None:
         """The first round is complete with a bet, so the exchange begins (DRAW-02)."""
         hand, ledger = _draw(session), session.ledger
         if hand.ended:
@@ -220,7 +216,7 @@ class Draw5(Variant):
                 and ledger.pending is None:
             session.outcomes(hand.start_draw(ledger.live))
 
-    def checked_out(self, session: HandSession, o: CheckedOut) -> None:
+    def checked_out(self, session: HandView, o: CheckedOut) -> None:
         """BET-20/22, POT-10: everyone checked; the pot stays for the next game."""
         out = session.out
         session.table.carry = o.carried
@@ -235,7 +231,7 @@ class Draw5(Variant):
         session.hand_ended("checked_out", session.ledger.stacks, carried_pot=o.carried)
         session.table.eliminate(session.tracker.order)
 
-    def showdown(self, session: HandSession) -> None:
+    def showdown(self, session: HandView) -> None:
         """SHOW-14: every active hand is shown; more than five cards is dead (A-21, A-38)."""
         hand, ledger = _draw(session), session.ledger
         if hand.ended:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
@@ -13,10 +13,7 @@ from tablesvc.core.monitors.blinds import Blinds
 from tablesvc.core.monitors.deal_completion import WORDS, DealCompletion
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
-from tablesvc.core.variants.base import Variant
-
-if TYPE_CHECKING:
-    from tablesvc.core.session import HandSession
+from tablesvc.core.variants.base import HandView, Variant
 
 
 class Holdem(Variant):
@@ -47,7 +44,7 @@ class Holdem(Variant):
             settle_ms=s.bet_settle_ms)
         return hand, ledger, HistoryBook(order)
 
-    def started(self, session: HandSession) -> None:
+    def started(self, session: HandView) -> None:
         s, players = self.s, session.table.players
         sb, bb = session.ledger.blind_seats
         session.out.emit(ev.HandStarted, hand=session.number, variant="holdem", limit=s.limit,
@@ -58,19 +55,19 @@ class Holdem(Variant):
                          small_blind=s.small_blind, big_blind=s.big_blind,
                          ante=s.ante, ante_mode=s.ante_mode)
 
-    def monitors(self, session: HandSession) -> dict[str, Any]:
+    def monitors(self, session: HandView) -> dict[str, Any]:
         return {"blinds": Blinds(session.out),
                 "deal": DealCompletion(session.out, self.hole_cards)}
 
-    def first_card(self, session: HandSession) -> None:
+    def first_card(self, session: HandView) -> None:
         session.monitors["blinds"].first_card(session.ledger, session.table.zones)
 
-    def dealt(self, session: HandSession) -> None:
+    def dealt(self, session: HandView) -> None:
         hand = session.tracker
         assert isinstance(hand, HoldemHand)
         session.monitors["deal"].dealt(hand.dealing)
 
-    def first_card_misdirected(self, session: HandSession, seat: int, expected: str) -> None:
+    def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
         """SEAT-02: the first card tells where the dealer thinks the button is."""
         session.out.alert("button_position_error", "SEAT-02", "warning",
                           f"the first card went to seat {seat}, but the button is at seat "
@@ -80,7 +77,7 @@ class Holdem(Variant):
                           "from the wrong button are redressed, or, while no one has acted, "
                           "a misdeal (MISDEAL-04)")
 
-    def defect(self, session: HandSession, what: str, rule: str) -> None:
+    def defect(self, session: HandView, what: str, rule: str) -> None:
         """While no one has acted (the misdeal window is open), a defect calls for a misdeal."""
         if session.window_open or session.tracker.next_index == 1:
             session.out.alert("misdeal_required", rule, "critical",
@@ -89,21 +86,21 @@ class Holdem(Variant):
                               "deck, shuffle and cut, deal again with the same button "
                               "(MISDEAL-02)")
 
-    def duplicate_found(self, session: HandSession) -> None:
+    def duplicate_found(self, session: HandView) -> None:
         """R11, DECK-04: after the window the hand is cancelled, every contribution back."""
         if not session.window_open and session.live and session.tracker.next_index > 2:
             session.end()
 
-    def first_round_action(self, session: HandSession, seat: int, action: str) -> None:
+    def first_round_action(self, session: HandView, seat: int, action: str) -> None:
         hand = session.tracker
         session.monitors["deal"].first_action(hand, session.window_open)
         session.close_window(seat, action)
 
-    def bet_zone_changed(self, session: HandSession, seat: int, value: int,
+    def bet_zone_changed(self, session: HandView, seat: int, value: int,
                          before: int) -> None:
         session.monitors["blinds"].zone_changed(seat, value, session.ledger)
 
-    def showdown(self, session: HandSession) -> None:
+    def showdown(self, session: HandView) -> None:
         hand, ledger = session.tracker, session.ledger
         assert isinstance(hand, HoldemHand)
         if hand.ended or not ledger.showdown_due(hand.river_dealt):

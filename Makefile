@@ -26,7 +26,7 @@ broker:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mosquitto >/dev/null; }
 
 demo: install
-	$(BIN)/python -m tablesvc.demo $(ARGS)
+	$(BIN)/python -m tablesvc.commands.demo $(ARGS)
 
 test: install broker
 	$(BIN)/python -m pytest $(ARGS)

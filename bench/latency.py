@@ -23,7 +23,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.streams import BLIND, Stream, bench_chips, bench_deck
-from tablesvc.localbroker import Mosquitto, wait_until
+from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 
 DEVICES = ("shoe", "cards", "chips", "console")
 ALERTS = 200
@@ -99,7 +99,7 @@ def run(rate: int, seconds: float) -> None:
         sub.connect("127.0.0.1", broker.port)
         sub.loop_start()
         log = open(d / "service.log", "wb")  # noqa: SIM115
-        proc = subprocess.Popen([sys.executable, "-m", "tablesvc.cli", "run", "--config",
+        proc = subprocess.Popen([sys.executable, "-m", "tablesvc.commands.cli", "run", "--config",
                                  str(cfg), "--log", "json", "--log-level", "warning"],
                                 stdout=log, stderr=subprocess.STDOUT)
         try:

@@ -12,9 +12,9 @@ from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.events import Alert
 from tablesvc.core.inputs import FrameIn, format_ts
 from tablesvc.core.table import Player, TableCore, TableSettings
-from tablesvc.journal import Journal
-from tablesvc.outbox import Outbox
-from tablesvc.service import messages_of
+from tablesvc.pipeline.journal import Journal
+from tablesvc.pipeline.outbox import Outbox
+from tablesvc.pipeline.service import messages_of
 
 BATCH = 2000
 

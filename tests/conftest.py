@@ -16,7 +16,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesvc.localbroker import Mosquitto, wait_until
+from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,7 +129,7 @@ class ServiceProcess:
     def start(self) -> None:
         out = open(self.log, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tablesvc.cli", "run", "--config", str(self.config),
+            [sys.executable, "-m", "tablesvc.commands.cli", "run", "--config", str(self.config),
              "--log", "json"], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
 
     def kill(self) -> None:

@@ -1,7 +1,7 @@
 """Cards and the deck registry (DESIGN §5), as pure data.
 
-Loading the files is the job of ``tablesvc.registry``; this module only answers "which card is
-this UID, and of which deck".
+Loading the files is the job of ``tablesvc.config.registry``; this module only answers
+"which card is this UID, and of which deck".
 
 >>> reg = DeckRegistry({"RED-0001": {"E0040150A1B2C301": "As"}})
 >>> reg.lookup("E0040150A1B2C301")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tablesvc.core.betting import Decision
 from tablesvc.core.ledger import Ledger
-from tablesvc.phh import PhhHand, dumps
+from tablesvc.core.phh import PhhHand, dumps
 
 VARIANT = {"no-limit": "NT", "pot-limit": "PT", "fixed-limit": "FT"}
 

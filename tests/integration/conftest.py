@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from simulators.virtual import VirtualTableRig
+from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 from tablesvc.core.events import EVENT_TYPES
-from tablesvc.localbroker import Mosquitto, wait_until
 from tests.conftest import ServiceProcess, Subscriber
 
 PREFIX = "tablesvc/v1/demo/t01"

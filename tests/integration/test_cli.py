@@ -21,17 +21,17 @@ from drivers.tsp import Frame, encode
 from simulators.device import VirtualDevice
 from simulators.endpoints import PtyEndpoint
 from simulators.tap import FrameTap
+from tablesvc.brokers.mosquitto import wait_until
+from tablesvc.config.registry import load_decks
 from tablesvc.core.commands import COMMANDS
 from tablesvc.core.events import EVENT_TYPES
-from tablesvc.localbroker import wait_until
-from tablesvc.registry import load_decks
 from tests.conftest import ROOT
 from tests.helpers import make_deck
 
 pytestmark = pytest.mark.integration
 
 WAIT = 30.0  # only a guard against hanging; nothing here measures time
-CLI = [sys.executable, "-m", "tablesvc.cli"]
+CLI = [sys.executable, "-m", "tablesvc.commands.cli"]
 
 # New-deck order, written out independently of the code under test
 NEW_DECK_ORDER = ([r + "s" for r in "A23456789TJQK"] + [r + "d" for r in "A23456789TJQK"]

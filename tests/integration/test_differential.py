@@ -20,7 +20,7 @@ from simulators.phh import dumps_phh, script_from_record
 from simulators.table import HandRecord
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
-from tablesvc.phh import loads as load_service_phh
+from tablesvc.core.phh import loads as load_service_phh
 from tests.helpers import track
 from tests.unit.test_sim_pokerkit import pokerkit_stacks, replay
 

@@ -15,7 +15,7 @@ import pytest
 
 from simulators.table import HandRecord
 from simulators.virtual import VirtualTableRig
-from tablesvc.localbroker import Mosquitto, wait_until
+from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 from tests.conftest import ServiceProcess, Subscriber
 from tests.integration.conftest import PLAYERS, PREFIX, SECURE, start_service
 from tests.integration.test_e2e import assert_contiguous, hands_ended, replay

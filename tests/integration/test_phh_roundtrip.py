@@ -13,7 +13,7 @@ import pytest
 from simulators.phh import loads_phh
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
-from tablesvc.phh import loads
+from tablesvc.core.phh import loads
 from tests.helpers import track
 from tests.integration.test_sim_phh import FIXED, HEADS_UP, RING
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from tablesvc.config import MqttSection
-from tablesvc.embedded_broker import EmbeddedBroker
-from tablesvc.localbroker import Mosquitto, free_port, wait_until
-from tablesvc.outbox import Message, Outbox
-from tablesvc.publisher import Publisher
+from tablesvc.brokers.embedded import EmbeddedBroker
+from tablesvc.brokers.mosquitto import Mosquitto, free_port, wait_until
+from tablesvc.config.table import MqttSection
+from tablesvc.pipeline.outbox import Message, Outbox
+from tablesvc.pipeline.publisher import Publisher
 from tests.conftest import Subscriber
 
 pytestmark = pytest.mark.integration

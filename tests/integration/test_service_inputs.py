@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from simulators.virtual import VirtualTableRig
-from tablesvc.localbroker import Mosquitto, wait_until
+from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 from tests.conftest import ServiceProcess, Subscriber
 from tests.integration.conftest import PREFIX, SECURE, start_service
 

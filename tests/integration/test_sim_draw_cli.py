@@ -12,14 +12,14 @@ import pytest
 
 from simulators.endpoints import Recorder
 from simulators.virtual import VirtualTableRig
-from tablesvc.config import load_config
-from tablesvc.demo import write_config
+from tablesvc.commands.demo import write_config
+from tablesvc.config.table import load_config
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0  # only a guard against hanging
-CLI = [sys.executable, "-m", "tablesvc.cli"]
+CLI = [sys.executable, "-m", "tablesvc.commands.cli"]
 
 
 def table_config(folder: Path) -> Path:

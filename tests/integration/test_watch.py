@@ -11,10 +11,10 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesvc.localbroker import Mosquitto, free_port
+from tablesvc.brokers.mosquitto import Mosquitto, free_port
 from tests.conftest import ROOT
 
-CLI = [sys.executable, "-m", "tablesvc.cli", "watch"]
+CLI = [sys.executable, "-m", "tablesvc.commands.cli", "watch"]
 PREFIX = "tablesvc/v1/demo/t01"
 
 

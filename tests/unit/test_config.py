@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesvc.config import ConfigError, load_config
+from tablesvc.config.table import ConfigError, load_config
 from tests.conftest import ROOT
 from tests.helpers import make_deck
 
@@ -119,8 +119,8 @@ def write_table(folder: Path, text: str = VALID, *, chips: int = 3) -> Path:
 
 
 def check_config(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tablesvc.cli", "check-config", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    return subprocess.run([sys.executable, "-m", "tablesvc.commands.cli", "check-config",
+                           str(path)], capture_output=True, text=True, cwd=ROOT, timeout=60)
 
 
 def reported(stderr: str, path: Path) -> list[str]:

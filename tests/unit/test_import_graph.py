@@ -272,7 +272,7 @@ def core_io_imports(graph: ImportGraph) -> dict[tuple[str, str], str]:
 
 
 def test_the_core_reaches_no_io_module(graph: ImportGraph) -> None:
-    """Neither in itself nor through what it imports (``drivers.tsp``, ``tablesvc.phh``, ...)."""
+    """Neither in itself nor through what it imports (``drivers.tsp``, ``core.phh``, ...)."""
     found = core_io_imports(graph)
     new = [why for pair, why in sorted(found.items()) if pair not in KNOWN_CORE_IO_IMPORTS]
     assert not new, "the core reaches I/O:\n" + "\n".join(new)

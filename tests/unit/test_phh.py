@@ -16,7 +16,7 @@ from pokerkit import Automation, HandHistory
 from simulators.phh import phh_fields, script_from_record
 from simulators.table import HandRecord
 from simulators.virtual import recorded_table
-from tablesvc.phh import PhhError, PhhHand, dumps, loads
+from tablesvc.core.phh import PhhError, PhhHand, dumps, loads
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from drivers.tsp import Frame, encode
+from tablesvc.config.registry import RegistryError, load_decks
 from tablesvc.core.inputs import (
     Command,
     FrameIn,
@@ -22,9 +23,8 @@ from tablesvc.core.inputs import (
     parse_ts,
     record_of,
 )
-from tablesvc.journal import Journal, JournalError, read_journal
-from tablesvc.outbox import Message, Outbox
-from tablesvc.registry import RegistryError, load_decks
+from tablesvc.pipeline.journal import Journal, JournalError, read_journal
+from tablesvc.pipeline.outbox import Message, Outbox
 from tests.helpers import make_deck
 
 # --------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tablesvc.render import describe
+from tablesvc.commands.render import describe
 
 
 def test_a_draw_game_reads_as_draw_not_as_hold_em_blinds() -> None:

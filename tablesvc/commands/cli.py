@@ -11,8 +11,8 @@ from pathlib import Path
 from types import FrameType
 
 from tablesvc import __version__
-from tablesvc.config import Config, ConfigError, load_config
-from tablesvc.registry import RegistryError
+from tablesvc.config.registry import RegistryError
+from tablesvc.config.table import Config, ConfigError, load_config
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -34,9 +34,9 @@ def _stop_on_signals(stop: threading.Event) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from tablesvc.journal import JournalError
-    from tablesvc.logs import configure
-    from tablesvc.service import Service
+    from tablesvc.commands.logs import configure
+    from tablesvc.pipeline.journal import JournalError
+    from tablesvc.pipeline.service import Service
 
     configure(args.log, args.log_level)
     cfg = _load(args.config)
@@ -67,10 +67,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from tablesvc.journal import JournalError
-    from tablesvc.logs import configure
-    from tablesvc.replay import replay_events
-    from tablesvc.service import build_core
+    from tablesvc.commands.logs import configure
+    from tablesvc.pipeline.journal import JournalError
+    from tablesvc.pipeline.replay import replay_events
+    from tablesvc.pipeline.service import build_core
 
     configure("console" if sys.stderr.isatty() else "json", "warning")
     cfg = _load(args.config)
@@ -86,7 +86,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from tablesvc.schema import full_schema
+    from tablesvc.commands.schema import full_schema
 
     json.dump(full_schema(), sys.stdout, indent=1)
     sys.stdout.write("\n")
@@ -95,8 +95,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_check_config(args: argparse.Namespace) -> int:
     cfg = _load(args.file)
-    from tablesvc.config import resolve
-    from tablesvc.registry import load_chips, load_decks
+    from tablesvc.config.registry import load_chips, load_decks
+    from tablesvc.config.table import resolve
 
     try:
         decks = load_decks(resolve(Path(args.file), cfg.registry.decks))
@@ -110,12 +110,12 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_deck_enroll(args: argparse.Namespace) -> int:
-    from tablesvc.enroll import EnrollError, enroll_deck
+    from tablesvc.commands.enroll import EnrollError, enroll_deck
 
     url, baudrate, folder = args.url, 115200, Path(args.out) if args.out else None
     if args.config:
         cfg = _load(args.config)
-        from tablesvc.config import resolve
+        from tablesvc.config.table import resolve
 
         dev = cfg.devices.get(args.device)
         if url is None:
@@ -139,8 +139,8 @@ def cmd_deck_enroll(args: argparse.Namespace) -> int:
 
 
 def cmd_chips_enroll(args: argparse.Namespace) -> int:
-    from tablesvc.config import resolve
-    from tablesvc.enroll import EnrollError, enroll_chips
+    from tablesvc.commands.enroll import EnrollError, enroll_chips
+    from tablesvc.config.table import resolve
 
     cfg = _load(args.config)
     dev = cfg.devices.get(args.device)
@@ -160,13 +160,13 @@ def cmd_chips_enroll(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from tablesvc.watch import run_watch
+    from tablesvc.commands.watch import run_watch
 
     return run_watch(_load(args.config), args)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    from tablesvc.simrun import run_sim
+    from tablesvc.commands.simrun import run_sim
 
     cfg = _load(args.config)
     return run_sim(cfg, Path(args.config), args)

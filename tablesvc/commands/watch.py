@@ -18,9 +18,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from rich.console import Console
 
-from tablesvc.config import Config
-from tablesvc.publisher import read_password
-from tablesvc.render import render
+from tablesvc.commands.render import render
+from tablesvc.config.table import Config
+from tablesvc.pipeline.publisher import read_password
 
 
 def topics(cfg: Config, alerts: bool, secure: bool) -> list[str]:

@@ -15,7 +15,7 @@ import structlog
 from tablesvc.core import events as ev
 from tablesvc.core.inputs import Input
 from tablesvc.core.table import Output, TableCore
-from tablesvc.journal import read_journal
+from tablesvc.pipeline.journal import read_journal
 
 log = structlog.get_logger("tablesvc.replay")
 

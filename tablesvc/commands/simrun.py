@@ -15,7 +15,7 @@ from types import FrameType
 
 from simulators.scenario import Scenario
 from simulators.virtual import VirtualTableRig
-from tablesvc.config import Config, resolve
+from tablesvc.config.table import Config, resolve
 
 DEFAULT_SEATS = {s: 10_000 for s in range(1, 7)}
 

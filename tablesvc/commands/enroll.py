@@ -14,8 +14,8 @@ from pathlib import Path
 import serial
 
 from drivers.tsp import Frame, FrameError, LineSplitter, decode
+from tablesvc.config.registry import RegistryError, load_chips, load_decks, write_json_atomic
 from tablesvc.core.cards import new_deck_order
-from tablesvc.registry import RegistryError, load_chips, load_decks, write_json_atomic
 
 QUIET_AFTER_S = 1.0
 """After the 52nd card, wait this long: a 53rd read means the deck is not a deck."""

@@ -21,16 +21,16 @@ import structlog
 
 from drivers.transport import SerialTransport
 from tablesvc import __version__
-from tablesvc.clock import frame_in, now_ms, stamp
-from tablesvc.config import Config, device_url, resolve
+from tablesvc.config.registry import load_chips, load_decks
+from tablesvc.config.table import Config, device_url, resolve
 from tablesvc.core import events as ev
 from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
-from tablesvc.journal import JOURNAL_NAME, Journal, read_journal
-from tablesvc.outbox import OUTBOX_NAME, Message, Outbox
-from tablesvc.publisher import Publisher, read_password
-from tablesvc.registry import load_chips, load_decks
-from tablesvc.replay import apply_input
+from tablesvc.pipeline.clock import frame_in, now_ms, stamp
+from tablesvc.pipeline.journal import JOURNAL_NAME, Journal, read_journal
+from tablesvc.pipeline.outbox import OUTBOX_NAME, Message, Outbox
+from tablesvc.pipeline.publisher import Publisher, read_password
+from tablesvc.pipeline.replay import apply_input
 
 log = structlog.get_logger("tablesvc.service")
 

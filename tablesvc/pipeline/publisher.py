@@ -21,9 +21,9 @@ import paho.mqtt.client as mqtt
 import structlog
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
-from tablesvc.clock import now_ms
-from tablesvc.config import MqttSection
-from tablesvc.outbox import Outbox
+from tablesvc.config.table import MqttSection
+from tablesvc.pipeline.clock import now_ms
+from tablesvc.pipeline.outbox import Outbox
 
 log = structlog.get_logger("tablesvc.publisher")
 

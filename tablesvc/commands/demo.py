@@ -25,12 +25,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 from rich.console import Console
 
 from simulators.virtual import VirtualTableRig
-from tablesvc.config import load_config
-from tablesvc.embedded_broker import EmbeddedBroker
-from tablesvc.localbroker import free_port
-from tablesvc.logs import configure
-from tablesvc.render import render
-from tablesvc.service import Service
+from tablesvc.brokers.embedded import EmbeddedBroker
+from tablesvc.brokers.mosquitto import free_port
+from tablesvc.commands.logs import configure
+from tablesvc.commands.render import render
+from tablesvc.config.table import load_config
+from tablesvc.pipeline.service import Service
 
 PLAYERS = {1: "Alice", 2: "Bob", 3: "Carol", 4: "Dave", 5: "Erin", 6: "Frank"}
 

@@ -1,0 +1,1 @@
+"""The user's commands: ``tablesvc`` and its subcommands, ``make demo``, and what they print."""

@@ -14,7 +14,7 @@ then read ``git diff tests/golden`` event by event before committing it.
 Each case is a folder ``tests/golden/<name>/`` holding
 
 - ``table.toml``: the table's config (game, device names, registries);
-- ``journal.jsonl``: the input journal (DESIGN §7), written by ``tablesvc.journal.Journal``;
+- ``journal.jsonl``: the input journal (DESIGN §7), written by the pipeline's ``Journal``;
 - ``expected.jsonl``: the exact stdout of ``tablesvc replay journal.jsonl --config table.toml``.
 
 They share one registry, ``tests/golden/registry/`` (one deck, one chip set).
@@ -23,8 +23,8 @@ How a journal is made: the virtual table of ``simulators`` deals (random hands, 
 shipped scenario files of ``simulators/scenarios``) on four virtual devices whose wire is a
 virtual clock, so a recording is the same on every machine and every run. The devices send
 their heartbeats on that clock; each frame goes through the steps of the live pipeline
-(``tablesvc.service``): a tick whenever the core's next deadline has passed, then the journal,
-then the core. Controller commands (seat, button, configure, declare, ack_alert, ...) and port
+(``tablesvc.pipeline.service``): a tick whenever the core's next deadline has passed, then
+the journal, then the core. Controller commands (seat, button, configure, declare, ack_alert, ...) and port
 changes are put in between, as the service would journal them. Recording twice gives the same
 bytes, so a re-recording's diff shows only what the code changed.
 
@@ -52,7 +52,7 @@ from simulators.scenario import SCENARIO_DIR, ScenarioPlayer, load_scenario
 from simulators.table import HandRecord, VirtualTable
 from simulators.virtual import DEVICE_MODELS, RECORDED_DENOMINATIONS
 from tablesvc import __version__
-from tablesvc.config import load_config
+from tablesvc.config.table import load_config
 from tablesvc.core import events as ev
 from tablesvc.core.inputs import (
     Command,
@@ -66,9 +66,9 @@ from tablesvc.core.inputs import (
     parse_ts,
 )
 from tablesvc.core.table import TableCore
-from tablesvc.journal import Journal
-from tablesvc.replay import apply_input
-from tablesvc.service import build_core
+from tablesvc.pipeline.journal import Journal
+from tablesvc.pipeline.replay import apply_input
+from tablesvc.pipeline.service import build_core
 
 GOLDEN = Path(__file__).resolve().parent
 ROOT = GOLDEN.parents[1]
@@ -94,7 +94,7 @@ LIVE_SEED = 4
 
 
 class Pipeline:
-    """What ``tablesvc.service.Service.step`` does with each input: a tick first when the core's
+    """What the service's ``Service.step`` does with each input: a tick first when the core's
     next deadline has passed, then the journal, then the core. Keeps every event it saw."""
 
     def __init__(self, core: TableCore, journal: Journal) -> None:
@@ -532,7 +532,7 @@ def config_text(case: Case) -> str:
 
 def replay_cli(journal: Path, config: Path) -> bytes:
     """The stdout of ``tablesvc replay``, exactly."""
-    done = subprocess.run([sys.executable, "-m", "tablesvc.cli", "replay", str(journal),
+    done = subprocess.run([sys.executable, "-m", "tablesvc.commands.cli", "replay", str(journal),
                            "--config", str(config)], capture_output=True, cwd=ROOT, check=False)
     if done.returncode != 0 or done.stderr:
         raise SystemExit(f"replay of {journal} failed ({done.returncode}):\n"
@@ -612,8 +612,8 @@ def record_live(case: Case, journal: Path) -> list[str]:
     import time
 
     from simulators.virtual import VirtualTableRig
-    from tablesvc.journal import read_journal
-    from tablesvc.localbroker import Mosquitto, wait_until
+    from tablesvc.brokers.mosquitto import Mosquitto, wait_until
+    from tablesvc.pipeline.journal import read_journal
 
     with tempfile.TemporaryDirectory(prefix="golden-") as tmp_name:
         tmp = Path(tmp_name)
@@ -634,7 +634,7 @@ def record_live(case: Case, journal: Path) -> list[str]:
             run_config.write_text(text, encoding="utf-8")
             live = tmp / "store" / "journal.jsonl"
             with open(tmp / "service.log", "ab") as log:
-                proc = subprocess.Popen([sys.executable, "-m", "tablesvc.cli", "run",
+                proc = subprocess.Popen([sys.executable, "-m", "tablesvc.commands.cli", "run",
                                          "--config", str(run_config), "--log", "json"],
                                         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tablesvc.config import load_config
-from tablesvc.replay import replay_events
-from tablesvc.service import build_core
+from tablesvc.config.table import load_config
+from tablesvc.pipeline.replay import replay_events
+from tablesvc.pipeline.service import build_core
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
@@ -81,7 +81,7 @@ def test_recorded_journal_replays_to_the_same_events(case: str) -> None:
 def test_the_replay_command_prints_the_recorded_events_byte_for_byte() -> None:
     case = "devices"  # noise bytes that are not ASCII in its journal
     folder = GOLDEN / case
-    done = subprocess.run([sys.executable, "-m", "tablesvc.cli", "replay",
+    done = subprocess.run([sys.executable, "-m", "tablesvc.commands.cli", "replay",
                            str(folder / "journal.jsonl"), "--config", str(folder / "table.toml")],
                           capture_output=True, cwd=ROOT, timeout=120, check=False)
     assert done.returncode == 0, done.stderr.decode(errors="replace")

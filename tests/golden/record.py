@@ -25,8 +25,8 @@ virtual clock, so a recording is the same on every machine and every run. The de
 their heartbeats on that clock; each frame goes through the steps of the live pipeline
 (``tablesvc.pipeline.service``): a tick whenever the core's next deadline has passed, then
 the journal, then the core. Controller commands (seat, button, configure, declare, ack_alert,
-...) and port changes are put in between, as the service would journal them. Recording twice gives the same
-bytes, so a re-recording's diff shows only what the code changed.
+...) and port changes are put in between, as the service would journal them. Recording
+twice gives the same bytes, so a re-recording's diff shows only what the code changed.
 
 One case, ``holdem_live``, is a real run instead: ``tablesvc run`` as its own process on the
 virtual devices' ptys (heartbeats, chip inventories and timing all real) and a mosquitto

@@ -33,6 +33,12 @@ from phevaluator.evaluator import evaluate_cards  # type: ignore[import-untyped]
 from tablesvc.core.betting import Violation
 from tablesvc.core.cards import ALL_CARDS, RANKS
 
+# Rule ID -> the violations named here (``foul_hand``); docs/RULES-COVERAGE.md is generated
+# from such declarations.
+RULES: dict[str, tuple[str, ...]] = {
+    "SHOW-09": ("foul_hand_card_count",),
+}
+
 CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
               "full house", "four of a kind", "straight flush")
 WORST = 7462  # the evaluator's weakest value (7-5-4-3-2 offsuit); 1 is a royal flush

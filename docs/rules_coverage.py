@@ -1,106 +1,301 @@
-"""Write docs/RULES-COVERAGE.md: every RULES.md rule, whether it is detected, and its proof.
+"""Write docs/RULES-COVERAGE.md: every rule of the catalogue, whether it is detected, and the proof.
 
-    python docs/rules_coverage.py ../shared/RULES.md > docs/RULES-COVERAGE.md
+    python docs/rules_coverage.py > docs/RULES-COVERAGE.md
+    python docs/rules_coverage.py path/to/RULES.md > docs/RULES-COVERAGE.md
 
-A rule counts as *detected* when the service's code raises an alert carrying the rule's ID
-(every alert names its rule), and as *proven* by the tests that name the rule ID or one of
-its alerts, and by the scenario files (the scenario test runs them all). Rules whose Observable
-field says the sensors cannot see them are listed as such.
+The catalogue is ``shared/RULES.md`` beside the repository unless a path is given. Nothing here
+searches text for rule IDs; the table is built from declarations:
+
+* the code: every ``RULES`` mapping of ``tablesvc.core`` (a module's, or a class's own) says
+  which alerts are raised there for which rule; tests/unit/test_rule_declarations.py checks
+  that these declarations match the alert calls of the code, both ways;
+* the tests: ``@pytest.mark.rules("BET-09", ...)`` on a test function, on its class or as the
+  module's ``pytestmark`` declares the rules the test proves; it proves a rule when its code
+  also names one of the rule's declared alerts (the test asserts it);
+* the scenario files (simulators/scenarios, run through the core by
+  tests/integration/test_scenarios.py): ``rules: [...]`` and ``expect.alerts``; an expected
+  alert that names its ``rule`` proves that rule only.
+
+A rule is *detected* when the code declares an alert for it and a test or a scenario proves it;
+a declared rule nobody proves is *unproven*, which tests/unit/test_rules_coverage.py refuses.
+A rule the code does not declare is *not observable* (its Observable field says the sensors
+cannot see it), *no alert* (the catalogue names none: a definition or an evaluator requirement)
+or *not yet*.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
+import pkgutil
 import re
 import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CATALOGUE = ROOT.parent / "shared" / "RULES.md"
+TECHNICAL = "TABLE-00"  # the project's own rule ID for technical alerts; not in the catalogue
 RULE_RE = re.compile(r"^#### ([A-Z]+-\d+) (.+)$")
 NAME_RE = re.compile(r"`([a-z][a-z0-9_]+)`")
+REGENERATE = "python docs/rules_coverage.py > docs/RULES-COVERAGE.md"
+STATUSES = ("detected", "unproven", "not observable", "not yet", "no alert")
+WHY = {
+    "unproven": "declared in the code, but no test or scenario proves it",
+    "not observable": "sensors cannot see it; needs dealer/floor input",
+    "not yet": "observable, not implemented yet",
+    "no alert": "the catalogue names no alert (a definition or an evaluator requirement)",
+}
 
 
-def rules(text: str) -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
-    current: dict[str, object] | None = None
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    observable: str
+    detect: str
+
+    @property
+    def named_alerts(self) -> list[str]:
+        """The alert names the catalogue's Detect field gives."""
+        return list(dict.fromkeys(n for n in NAME_RE.findall(self.detect) if "_" in n))
+
+
+@dataclass
+class Proof:
+    """A test or a scenario file that declares the rules it proves."""
+
+    label: str  # tests/unit/test_x.py::test_y, or simulators/scenarios/x.yaml
+    rules: set[str]  # the rules it declares
+    names: set[str]  # the strings of a test's code; the alerts a scenario expects
+    rule_of: dict[str, str] = field(default_factory=dict)  # scenario: alert -> its rule
+    own: set[str] = field(default_factory=set)  # a test's own marker's (not its class's)
+
+    def proves(self, rule: str, alerts: tuple[str, ...], shared: set[str]) -> bool:
+        """It declares ``rule`` and expects one of its alerts. An alert the code raises for
+        several rules (``shared``) proves this one only when the rule is pinned: by the
+        expected alert's ``rule`` in a scenario, by the rule ID in a test's code."""
+        return rule in self.rules and any(
+            n in self.names and self.rule_of.get(n, rule) == rule
+            and (n not in shared or n in self.rule_of or rule in self.names) for n in alerts)
+
+
+def catalogue(text: str) -> list[Rule]:
+    """The rules of §1 of the catalogue, with their Observable and Detect fields."""
+    found: list[dict[str, str]] = []
     for line in text.splitlines():
         m = RULE_RE.match(line)
         if m:
-            current = {"id": m.group(1), "title": m.group(2), "observable": "", "detect": ""}
-            out.append(current)
-        elif current is not None and line.startswith("- **Observable:**"):
-            current["observable"] = line.split(":**", 1)[1].strip()
-        elif current is not None and line.startswith("- **Detect:**"):
-            current["detect"] = line.split(":**", 1)[1].strip()
+            found.append({"id": m.group(1), "title": m.group(2), "observable": "",
+                          "detect": ""})
+        elif found and line.startswith("- **Observable:**"):
+            found[-1]["observable"] = line.split(":**", 1)[1].strip()
+        elif found and line.startswith("- **Detect:**"):
+            found[-1]["detect"] = line.split(":**", 1)[1].strip()
         elif line.startswith("## 2."):
             break
+    return [Rule(**r) for r in found]
+
+
+# ------------------------------------------------------------------ the code
+def declarations() -> dict[str, dict[str, list[str]]]:
+    """Rule ID -> alert name -> where it is declared: a module of ``tablesvc/core``, or a class
+    of it (``monitors/blinds.py::Blinds``)."""
+    import tablesvc.core
+
+    out: dict[str, dict[str, list[str]]] = {}
+    for info in sorted(pkgutil.walk_packages(tablesvc.core.__path__, "tablesvc.core."),
+                       key=lambda i: i.name):
+        module = importlib.import_module(info.name)
+        path = info.name.removeprefix("tablesvc.core.").replace(".", "/") + ".py"
+        scopes: list[tuple[str, object]] = [(path, module)]
+        scopes += [(f"{path}::{name}", obj) for name, obj in sorted(vars(module).items())
+                   if isinstance(obj, type) and obj.__module__ == info.name]
+        for where, scope in scopes:
+            rules = vars(scope).get("RULES")
+            if not isinstance(rules, Mapping):
+                continue
+            for rule, names in rules.items():
+                for name in names:
+                    out.setdefault(rule, {}).setdefault(name, []).append(where)
     return out
 
 
-def read_all(folder: Path, pattern: str) -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.rglob(pattern)))
-
-
-def proofs(names: list[str], rule: str, tests: dict[Path, str]) -> list[str]:
-    found = []
-    for path, text in tests.items():
-        if any(f'"{n}"' in text or f"'{n}'" in text or f"name: {n}" in text for n in names) \
-                or f"{rule}" in text:
-            found.append(str(path.relative_to(ROOT)))
+# ------------------------------------------------------------------ the tests
+def _marked_rules(decorators: list[ast.expr]) -> set[str]:
+    """The IDs of ``pytest.mark.rules(...)`` among decorators (or a ``pytestmark`` value)."""
+    found: set[str] = set()
+    for d in decorators:
+        marks = d.elts if isinstance(d, (ast.List, ast.Tuple)) else [d]
+        for m in marks:
+            if isinstance(m, ast.Call) and isinstance(m.func, ast.Attribute) \
+                    and m.func.attr == "rules" and ast.unparse(m.func.value) == "pytest.mark":
+                found |= {a.value for a in m.args
+                          if isinstance(a, ast.Constant) and isinstance(a.value, str)}
     return found
 
 
-def main() -> None:
-    catalogue = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT.parent / "shared" / "RULES.md")
-    code = read_all(ROOT / "tablesvc", "*.py")
-    # tests/integration/test_scenarios.py runs every scenario file through the core
-    tests = {p: p.read_text(encoding="utf-8")
-             for p in [*sorted((ROOT / "tests").rglob("test_*.py")),
-                       *sorted((ROOT / "simulators" / "scenarios").glob("*.yaml"))]}
-    rows = []
-    counts = {"detected": 0, "detected (shared alert)": 0, "not observable": 0, "not yet": 0,
-              "no alert": 0}
-    for r in rules(catalogue.read_text(encoding="utf-8")):
-        detect, observable = str(r["detect"]), str(r["observable"])
-        names = [n for n in NAME_RE.findall(detect) if "_" in n]
-        direct = f'"{r["id"]}"' in code
-        raised = [n for n in names if f'"{n}"' in code]
-        # a rule whose situation raises an alert filed under a sibling rule (a short call by
-        # the small blind is BET-09's call_short) counts when a test names the rule itself
-        shared = not direct and bool(raised) and any(str(r["id"]) in t for t in tests.values())
-        detected = direct or shared
-        if not detected:
-            raised = []
-        blind = "not observable" in observable.lower() and not detected
-        if direct:
-            status = "detected"
-        elif shared:
-            status = "detected (shared alert)"
-        elif blind:
+def _strings(fn: ast.FunctionDef) -> set[str]:
+    """The string literals of a test's code (its decorators included, its docstring not)."""
+    doc = fn.body[0] if fn.body and isinstance(fn.body[0], ast.Expr) else None
+    return {n.value for part in (*fn.decorator_list, *fn.body) if part is not doc
+            for n in ast.walk(part) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def _tests(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef, set[str], set[str]]]:
+    """(name, function, rules marked on it, rules marked on its class or module)."""
+    module: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets):
+            module |= _marked_rules([stmt.value])
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("test"):
+            yield stmt.name, stmt, _marked_rules(stmt.decorator_list), module
+        elif isinstance(stmt, ast.ClassDef) and stmt.name.startswith("Test"):
+            inherited = module | _marked_rules(stmt.decorator_list)
+            for fn in stmt.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test"):
+                    yield f"{stmt.name}::{fn.name}", fn, _marked_rules(fn.decorator_list), \
+                        inherited
+
+
+def marked_tests(root: Path = ROOT) -> list[Proof]:
+    """Every test that declares rules with the ``rules`` marker, and the names it names."""
+    out = []
+    for path in sorted((root / "tests").rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for name, fn, own, inherited in _tests(tree):
+            rules = own | inherited
+            if rules:
+                label = f"{path.relative_to(root).as_posix()}::{name}"
+                out.append(Proof(label, rules, _strings(fn), own=own))
+    return out
+
+
+def scenario_proofs(root: Path = ROOT) -> list[Proof]:
+    """Every scenario file: the rules it declares and the alerts it expects."""
+    from simulators.scenario import load_scenario, scenario_files
+
+    out = []
+    for path in scenario_files(root / "simulators" / "scenarios"):
+        sc = load_scenario(path)
+        rule_of = {a.name: a.rule for a in sc.expect.alerts if a.rule is not None}
+        out.append(Proof(path.relative_to(root).as_posix(), set(sc.rules),
+                         {a.name for a in sc.expect.alerts}, rule_of))
+    return out
+
+
+# ------------------------------------------------------------------ the table
+@dataclass
+class Row:
+    rule: Rule
+    status: str
+    alerts: list[str]
+    where: list[str]
+    proofs: list[str]
+    elsewhere: dict[str, list[str]] = field(default_factory=dict)  # alert -> rules it is raised
+    # under, for a rule the code does not declare whose catalogue alert it raises for another
+
+    @property
+    def why(self) -> str:
+        if self.proofs:
+            return "<br>".join(self.proofs)
+        if self.elsewhere:
+            return "no alert carries this ID; raised under another rule: " + ", ".join(
+                f"`{n}` ({', '.join(r)})" for n, r in self.elsewhere.items())
+        return WHY.get(self.status, "—")
+
+
+def rows(rules: list[Rule], declared: Mapping[str, Mapping[str, list[str]]],
+         proofs: list[Proof]) -> list[Row]:
+    raised_for: dict[str, set[str]] = {}
+    for rule, alerts in declared.items():
+        for name in alerts:
+            raised_for.setdefault(name, set()).add(rule)
+    shared = {name for name, rules in raised_for.items() if len(rules) > 1}
+    out = []
+    for r in rules:
+        names = tuple(declared.get(r.id, {}))
+        proved = [p.label for p in proofs if p.proves(r.id, names, shared)]
+        if names:
+            status = "detected" if proved else "unproven"
+            where = sorted({w for places in declared[r.id].values() for w in places})
+            out.append(Row(r, status, list(names), where, proved))
+            continue
+        if "not observable" in r.observable.lower():
             status = "not observable"
-        elif not names:
+        elif not r.named_alerts:
             status = "no alert"
         else:
             status = "not yet"
-        counts[status] += 1
-        proof = proofs(raised, str(r["id"]), tests) if detected else []
-        why = ""
-        if status == "not observable":
-            why = "sensors cannot see it; needs dealer/floor input"
-        elif status == "no alert":
-            why = "the catalogue names no alert (a definition or an evaluator requirement)"
-        elif status == "not yet":
-            why = "observable, not implemented yet"
-        rows.append(f"| {r['id']} | {r['title']} | {status} | "
-                    f"{', '.join(f'`{n}`' for n in (raised or names)) or '—'} | "
-                    f"{'<br>'.join(proof) or why or '—'} |")
-    print("# Rules coverage\n")
-    print("Every rule of RULES.md: whether the service detects it, the alert it raises and the "
-          "tests or scenario files that prove it. Generated by `python docs/rules_coverage.py`"
-          " from the catalogue and this repository; regenerate after adding a rule.\n")
-    print(" · ".join(f"{k}: {v}" for k, v in counts.items()) + "\n")
-    print("| rule | title | status | alerts | proof (or why not) |")
-    print("|---|---|---|---|---|")
-    print("\n".join(rows))
+        elsewhere = {n: sorted(rule for rule, names in declared.items() if n in names)
+                     for n in r.named_alerts}
+        out.append(Row(r, status, r.named_alerts, [], [],
+                       {n: rules for n, rules in elsewhere.items() if rules}))
+    return out
+
+
+def _cell(items: list[str]) -> str:
+    return "<br>".join(f"`{i}`" for i in items) or "—"
+
+
+def render(catalogue_text: str, root: Path = ROOT) -> str:
+    """The whole of docs/RULES-COVERAGE.md."""
+    rules = catalogue(catalogue_text)
+    declared = declarations()
+    known = {r.id for r in rules}
+    unknown = sorted(set(declared) - known - {TECHNICAL})
+    if unknown:
+        raise SystemExit(f"rule IDs declared in the code but not in the catalogue: {unknown}")
+    table = rows(rules, declared, marked_tests(root) + scenario_proofs(root))
+    counts = {s: sum(1 for row in table if row.status == s) for s in STATUSES}
+    lines = [
+        "# Rules coverage",
+        "",
+        "Every rule of RULES.md: whether the service detects it, the alerts it raises for it, "
+        "where in `tablesvc/core` they are declared, and the tests and scenario files that "
+        f"prove it. Generated by `{REGENERATE}` from the catalogue, the `RULES` declarations "
+        "of the code, the tests' `@pytest.mark.rules(...)` markers and the scenario files' "
+        "`rules:`; tests/unit/test_rules_coverage.py fails when this file is stale.",
+        "",
+        "A rule is *detected* when the code declares an alert for it and a test or scenario "
+        "that declares the rule expects one of those alerts; an alert the code raises for "
+        "several rules proves one of them only when it is pinned to it (the expected alert's "
+        "`rule:` in a scenario, the rule ID asserted in a test).",
+        "",
+        " · ".join(f"{s}: {n}" for s, n in counts.items() if n or s != "unproven"),
+        "",
+        "| rule | title | status | alerts | declared in | proof (or why not) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in table:
+        lines.append(f"| {row.rule.id} | {row.rule.title} | {row.status} | "
+                     f"{_cell(row.alerts)} | {_cell(row.where)} | {row.why} |")
+    technical = declared.get(TECHNICAL, {})
+    if technical:
+        lines += [
+            "",
+            f"## Technical alerts ({TECHNICAL})",
+            "",
+            f"`{TECHNICAL}` is the project's own rule ID for alerts that no rule of play "
+            "covers (a refused publish, a device fault, a hand that cannot start for want of "
+            "players); it is not in the catalogue.",
+            "",
+            "| alert | declared in |",
+            "|---|---|",
+        ]
+        lines += [f"| `{n}` | {_cell(sorted(set(w)))} |" for n, w in technical.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else CATALOGUE
+    sys.stdout.write(render(path.read_text(encoding="utf-8")))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+# Rule ID -> the violations a betting round names for it (each becomes an alert of that name);
+# docs/RULES-COVERAGE.md is generated from such declarations.
+RULES: dict[str, tuple[str, ...]] = {
+    "BET-02": ("illegal_check",),
+    "BET-07": ("illegal_check",),
+    "BET-09": ("call_short",),
+    "BET-11": ("raise_below_minimum",),
+    "BET-12": ("reraise_not_allowed",),
+    "BET-13": ("incomplete_allin_raise",),
+    "BET-14": ("reraise_after_incomplete_allin",),
+    "BET-15": ("action_out_of_turn",),
+    "BET-19": ("bet_exceeds_limit",),
+}
+
 Action = Literal["check", "call", "bet", "raise", "all_in", "fold"]
 REOPEN_RULES = ("tda_full_raise", "seed_literal")
 

@@ -37,6 +37,28 @@ from tablesvc.core.holdem import (
     deal_order,
 )
 
+# Rule ID -> the alerts this tracker raises for it (as Irregularity objects the session turns
+# into alerts); docs/RULES-COVERAGE.md is generated from such declarations. A card that
+# reaches no player is filed under DEAL-04 whether the game is still on or already over.
+RULES: dict[str, tuple[str, ...]] = {
+    "DEAL-04": ("deal_order_error", "card_after_hand_end"),
+    "EXPOSE-06": ("card_exposed", "redeal_may_be_demanded"),
+    "MISDEAL-16": ("hole_card_count_error", "redeal_required"),
+    "DECK-06": ("deck_defective_duplicate",),
+    "BURN-08": ("card_unaccounted",),
+    "DRAW-02": ("draw_order_error", "draw_before_discard", "draw_declaration_mismatch",
+                "premature_card"),
+    "DRAW-03": ("draw_exceeds_max",),
+    "DRAW-04": ("bottom_card_dealt",),
+    "DRAW-05": ("reshuffle_required", "reshuffle_ineligible_card",
+                "reshuffle_composition_deviation"),
+    "DRAW-06": ("card_exposed_at_draw",),
+    "DRAW-07": ("draw_count_mismatch",),
+    "DRAW-08": ("draw_player_skipped", "draw_right_forfeited", "redress_completed"),
+    "DRAW-09": ("burn_unexpected",),
+    "SHOW-15": ("live_hand_in_muck",),
+}
+
 CARDS = 5
 MAX_DRAW = 3  # DRAW-03
 DECK_SIZE = 52

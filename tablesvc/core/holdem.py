@@ -31,6 +31,37 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+# Rule ID -> the alerts this tracker raises for it (as Irregularity objects the session turns
+# into alerts); docs/RULES-COVERAGE.md is generated from such declarations.
+RULES: dict[str, tuple[str, ...]] = {
+    "DEAL-02": ("deal_order_error",),
+    "DEAL-05": ("redress_instructions", "redress_order_error", "redress_completed"),
+    "DEAL-08": ("too_many_cards",),
+    "SEAT-05": ("absent_player_hand_dead",),
+    "BURN-01": ("burn_unexpected",),
+    "BURN-02": ("burn_wrong_zone",),
+    "BURN-03": ("burn_premature",),
+    "BURN-04": ("burn_missing",),
+    "BURN-05": ("burn_extra", "burn_skip_expected"),
+    "BURN-06": ("burn_card_exposed",),
+    "BURN-07": ("burn_card_disturbed",),
+    "BURN-08": ("card_unaccounted",),
+    "BOARD-01": ("board_card_count_error",),
+    "BOARD-05": ("premature_card",),
+    "BET-04": ("bb_option_skipped",),
+    "EXPOSE-02": ("card_exposed",),
+    "EXPOSE-03": ("exposed_card_kept",),
+    "EXPOSE-04": ("boxed_card",),
+    "MISDEAL-04": ("deal_order_error", "misdeal_required"),
+    "MISDEAL-06": ("misdeal_required",),
+    "MISDEAL-07": ("misdeal_required",),
+    "MISDEAL-08": ("misdeal_required",),
+    "MISDEAL-12": ("card_exposed", "exposed_card_not_replaced"),
+    "DECK-04": ("deck_defective_duplicate",),
+    "SHOW-13": ("live_hand_in_muck", "hand_reconstructed"),
+    "CONDUCT-02": ("card_in_foreign_seat_zone",),
+}
+
 StreetName = Literal["preflop", "flop", "turn", "river"]
 BOARD_STREETS: tuple[tuple[StreetName, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
 STREET_SIZE: dict[str, int] = dict(BOARD_STREETS)

@@ -30,6 +30,17 @@ from tablesvc.core.betting import BettingRound, Decision, Structure, Violation, 
 from tablesvc.core.pots import Award, Pot, award_pots, build_pots
 from tablesvc.core.showdown import HandValue, evaluate, evaluate_draw, show_order
 
+# Rule ID -> the violations the ledger names for it (each becomes an alert of that name);
+# docs/RULES-COVERAGE.md is generated from such declarations.
+RULES: dict[str, tuple[str, ...]] = {
+    "BET-01": ("bet_withdrawn",),
+    "BET-12": ("reraise_not_allowed",),
+    "BET-15": ("action_out_of_turn", "bet_withdrawn"),
+    "BET-16": ("absent_player_auto_action",),
+    "BET-17": ("clock_running", "clock_expired"),
+    "BET-23": ("chips_added_mid_hand",),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Posted:

@@ -65,7 +65,8 @@ class HandSession:
         "EXPOSE-02": ("card_location_lost",),
         "EXPOSE-05": ("player_exposed_own_card",),
         "BET-06": ("round_complete",),
-        "BET-08": ("fold_recorded",),
+        "BET-08": ("fold_recorded",),  # hold'em's fold rule (Variant.fold_rule)
+        "BET-26": ("fold_recorded",),  # five-card draw's
         "BET-15": ("action_out_of_turn",),
         "BET-18": ("player_left_with_live_hand",),
         "BET-23": ("chips_added_mid_hand",),

@@ -3,7 +3,9 @@ must be the ones the scenario file expects.
 
 Every scenario file shipped in ``simulators/scenarios`` runs here.
 Warning and critical alerts must match the expected ones exactly (name, severity); the info
-alerts in ``expect`` must be among those raised (the core raises more, e.g. ``round_complete``).
+alerts in ``expect`` must be among those raised (the core raises more, e.g. ``round_complete``);
+an expected alert that names its ``rule`` must be raised under that rule (the rules coverage
+counts it as proof of that rule only).
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ def test_the_core_raises_the_expected_alerts_and_settles_as_expected(name: str) 
     infos = {e.name for e in events if isinstance(e, ev.Alert) and e.severity == "info"}
     missing = {a.name for a in sc.expect.alerts if a.severity == "info"} - infos
     assert not missing, f"{sc.id}: info alerts not raised: {sorted(missing)}"
+    raised = {(e.name, e.rule) for e in events if isinstance(e, ev.Alert)}
+    misfiled = [(a.name, a.rule) for a in sc.expect.alerts
+                if a.rule is not None and (a.name, a.rule) not in raised]
+    assert not misfiled, f"{sc.id}: alerts not raised under the rule expected: {misfiled}"
     out = sc.expect.outcome
     ended = [e for e in events if isinstance(e, ev.HandEnded)]
     if out.reason is not None or out.stacks is not None:

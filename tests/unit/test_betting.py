@@ -93,6 +93,7 @@ def test_bet03_small_blind_completes_by_calling_the_difference():
     assert r.stacks[1] == 9_800
 
 
+@pytest.mark.rules("BET-09")
 def test_bet03_small_blind_short_of_the_call_is_call_short():
     r = preflop()
     clean(r, (3, 600), (4, "f"))
@@ -145,6 +146,7 @@ def test_bet07_check_when_nothing_to_call():
     assert r.classify(1, 0) == d  # a round total that did not move is a check too
 
 
+@pytest.mark.rules("BET-07", "BET-02")
 def test_bet07_check_facing_a_bet_is_illegal_check():
     r = postflop()
     clean(r, (1, 400))
@@ -206,6 +208,7 @@ def test_bet09_exact_all_in_call_is_an_all_in_too():
     assert (d.action, d.full_raise, d.violations) == ("all_in", False, ())
 
 
+@pytest.mark.rules("BET-11")
 def test_bet11_raise_below_minimum_is_flagged():
     r = preflop()
     d = r.classify(3, 300)
@@ -281,6 +284,7 @@ def t16() -> BettingRound:
     return r
 
 
+@pytest.mark.rules("BET-13")
 def test_bet13_incomplete_allin_raise_is_info_and_keeps_the_minimum_increment():
     r = t16()
     d = act(r, 3, 1_500)
@@ -290,6 +294,7 @@ def test_bet13_incomplete_allin_raise_is_info_and_keeps_the_minimum_increment():
     assert r.last_aggressor == 3
 
 
+@pytest.mark.rules("BET-14")
 def test_bet14_incomplete_allin_does_not_reopen_for_players_who_acted():
     r = t16()
     act(r, 3, 1_500)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tablesvc.core import events as ev
 from tablesvc.core.table import TableCore
 from tests.helpers import ChipBox, Script, make_core, make_deck
@@ -153,6 +155,7 @@ def test_face_up_card_is_public_only_because_it_was_seen():
     assert dealt.face_up and dealt.card == deck[uid]
 
 
+@pytest.mark.rules("MISDEAL-09")
 def test_unknown_tag_before_anyone_acted_raises_foreign_card_and_misdeal_without_stopping():
     deck = make_deck()
     core = make_core(deck=deck)
@@ -186,6 +189,7 @@ def test_card_of_another_enrolled_deck_is_a_foreign_card_and_hides_its_identity(
     assert detail.FEED == "secure" and detail.cards == [blue[list(blue)[5]]]
 
 
+@pytest.mark.rules("DEAL-02", "SEAT-02")
 def test_wrong_seat_in_the_deal_raises_deal_order_error_naming_the_seat():
     deck = make_deck()
     core = make_core(deck=deck)
@@ -193,7 +197,7 @@ def test_wrong_seat_in_the_deal_raises_deal_order_error_naming_the_seat():
     events = run(core, [script.frame("console", "BTN", "NEWHAND"),
                         *script.deal(next(iter(deck)), "S3")])
     alert = next(e for e in events if isinstance(e, ev.Alert) and e.name != "blind_missing")
-    assert (alert.name, alert.seat) == ("deal_order_error", 3)
+    assert (alert.name, alert.seat, alert.rule) == ("deal_order_error", 3, "DEAL-02")
     button = next(e for e in events if isinstance(e, ev.Alert)
                   and e.name == "button_position_error")  # SEAT-02: the first card tells
     assert (button.seat, button.rule) == (3, "SEAT-02")

@@ -3,6 +3,8 @@ remedy differs inside and after the misdeal window, and in draw."""
 
 from __future__ import annotations
 
+import pytest
+
 from tablesvc.core import events as ev
 from tablesvc.core.cards import DeckRegistry
 from tests.helpers import Script, make_core, make_deck
@@ -24,6 +26,7 @@ def after_preflop(core, script):  # type: ignore[no-untyped-def]
     run(core, inputs[:first_burn - 1])  # pre-flop played: the window is closed
 
 
+@pytest.mark.rules("DECK-05")
 def test_joker_after_the_window_is_deck_05_and_no_misdeal() -> None:
     core = make_core(deck=make_deck())
     script = Script()
@@ -34,6 +37,7 @@ def test_joker_after_the_window_is_deck_05_and_no_misdeal() -> None:
     assert "cancels the hand" in alert.remedy
 
 
+@pytest.mark.rules("DECK-04", "MISDEAL-10")
 def test_duplicate_face_inside_the_window_calls_for_a_misdeal() -> None:
     deck = make_deck()
     first_uid, first_card = next(iter(deck.items()))
@@ -47,6 +51,7 @@ def test_duplicate_face_inside_the_window_calls_for_a_misdeal() -> None:
     assert ("misdeal_required", "critical", "MISDEAL-10") in got
 
 
+@pytest.mark.rules("MISDEAL-09", "DECK-06")
 def test_foreign_card_in_a_draw_game_requires_a_redeal() -> None:
     core = make_core({1: 1000, 2: 1000, 3: 1000}, deck=make_deck(), variant="draw5")
     script = Script()
@@ -57,6 +62,7 @@ def test_foreign_card_in_a_draw_game_requires_a_redeal() -> None:
     assert not [a for a in got if a[0] == "misdeal_required"]
 
 
+@pytest.mark.rules("DEAL-03", "BET-06")
 def test_a_clean_deal_announces_deal_complete_and_each_round_complete() -> None:
     core = make_core(deck=make_deck())
     script = Script()
@@ -69,6 +75,7 @@ def test_a_clean_deal_announces_deal_complete_and_each_round_complete() -> None:
     assert alerts(events) == []
 
 
+@pytest.mark.rules("DEAL-03", "MISDEAL-05")
 def test_betting_with_a_seat_short_of_a_card_is_a_count_error_and_a_misdeal() -> None:
     deck = make_deck()
     uids = list(deck)
@@ -84,6 +91,7 @@ def test_betting_with_a_seat_short_of_a_card_is_a_count_error_and_a_misdeal() ->
     assert ("misdeal_required", "critical", "MISDEAL-05") in got
 
 
+@pytest.mark.rules("POT-09")
 def test_chips_taken_out_of_a_draw_pot_are_flagged() -> None:
     from tests.helpers import ChipBox
 
@@ -120,6 +128,7 @@ def string_bet_inputs(script: Script, box, motions: list[tuple[int, int]],  # ty
     return inputs
 
 
+@pytest.mark.rules("BET-10")
 def test_a_raise_in_two_motions_without_a_declaration_is_a_suspected_string_bet() -> None:
     from tests.helpers import ChipBox
 

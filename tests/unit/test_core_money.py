@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tablesvc.core import events as ev
 from tablesvc.core.table import TableCore
 from tests.helpers import ChipBox, Script, make_core, make_deck
@@ -155,12 +157,15 @@ def test_side_pot_showdown_awards_main_and_side_pots_and_busts_the_loser():
     assert not [a for a in t.of(ev.Alert) if a.severity != "info"]
 
 
+@pytest.mark.rules("BET-08")
 def test_everyone_folds_to_the_big_blind_who_wins_uncontested():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
     t.deal_hole_cards()
     t.fold(1)
     t.fold(2)
+    folds = [(a.name, a.rule, a.seat) for a in t.of(ev.Alert) if a.name == "fold_recorded"]
+    assert folds == [("fold_recorded", "BET-08", 1), ("fold_recorded", "BET-08", 2)]
     pot = t.of(ev.PotAwarded)
     assert [(p.amount, p.seats, p.uncontested) for p in pot] == [(150, [3], True)]
     t.gather([2, 3], 150)
@@ -170,6 +175,7 @@ def test_everyone_folds_to_the_big_blind_who_wins_uncontested():
     assert {s.seat: s.stack for s in ended.stacks} == {1: 1000, 2: 950, 3: 1050}
 
 
+@pytest.mark.rules("BET-11", "BET-09")
 def test_raise_below_minimum_and_call_short_raise_alerts_with_the_rule():
     t = Table({1: 5000, 2: 5000, 3: 5000})
     t.newhand()
@@ -195,6 +201,7 @@ def test_unknown_chip_and_a_bet_from_a_seat_not_in_the_hand_raise_alerts_and_pla
     assert actions(t.events)[-1] == (1, "call", 100, 100)  # the known chips still count
 
 
+@pytest.mark.rules("SEAT-03", "MISDEAL-11")
 def test_blind_missing_when_the_deal_starts_and_posted_late_after_it_is_no_misdeal():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand(post_blinds=False)
@@ -209,6 +216,7 @@ def test_blind_missing_when_the_deal_starts_and_posted_late_after_it_is_no_misde
     assert not [e for e in t.events if isinstance(e, ev.HandEnded)]  # MISDEAL-11: play on
 
 
+@pytest.mark.rules("DEAL-01")
 def test_misdeal_voids_the_hand_returns_every_chip_and_keeps_the_button():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     first = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
@@ -223,6 +231,7 @@ def test_misdeal_voids_the_hand_returns_every_chip_and_keeps_the_button():
     assert again.button == first.button  # R10: same button, blinds posted again
 
 
+@pytest.mark.rules("POT-08")
 def test_floor_declares_a_foul_hand_which_cannot_win_and_acks_a_critical_alert():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
@@ -309,6 +318,7 @@ def test_repeated_inventories_of_gathered_bet_zones_are_not_withdrawals():
     assert not [a.name for a in t.of(ev.Alert) if a.severity != "info"]
 
 
+@pytest.mark.rules("SHOW-01", "POT-01")
 def test_side_pots_split_pots_and_the_showing_order_are_recorded_for_the_floor():
     t = side_pot_hand()
     info = {a.name: a for a in t.of(ev.Alert) if a.severity == "info"}
@@ -316,6 +326,7 @@ def test_side_pots_split_pots_and_the_showing_order_are_recorded_for_the_floor()
     assert info["showdown_order"].message.startswith("showing order: seat")
 
 
+@pytest.mark.rules("EXPOSE-02")
 def test_a_card_out_of_the_shoe_that_no_antenna_reads_within_3_s_is_lost():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()
@@ -330,6 +341,7 @@ def test_a_card_out_of_the_shoe_that_no_antenna_reads_within_3_s_is_lost():
     assert "2c" not in lost[0].message  # the card itself only in the secure evidence
 
 
+@pytest.mark.rules("TABLE-01", "TABLE-02")
 def test_a_newcomer_between_the_button_and_the_small_blind_is_passed_by_the_button():
     t = Table({1: 1000, 3: 1000, 5: 1000, 7: 1000})
     first = next(e for e in t.newhand() if isinstance(e, ev.HandStarted))
@@ -348,6 +360,7 @@ def test_a_newcomer_between_the_button_and_the_small_blind_is_passed_by_the_butt
     assert 2 in [s.seat for s in second.seats]  # he is dealt in, in the last position
 
 
+@pytest.mark.rules("DECK-02", "DECK-03")
 def test_deck_scan_must_show_52_distinct_cards_of_one_deck():
     t = Table({1: 1000, 2: 1000})
     uids = list(DECK)
@@ -361,12 +374,16 @@ def test_deck_scan_must_show_52_distinct_cards_of_one_deck():
     assert scan([*uids[:51], "00000000000000AA"]) == ["deck_defective_foreign_card"]
     missing = next(a for a in t.of(ev.Alert) if a.name == "deck_defective_missing")
     assert missing.severity == "critical" and "1 missing" in missing.message  # between hands
+    assert missing.rule == "DECK-03"
+    foreign = next(a for a in t.of(ev.Alert) if a.name == "deck_defective_foreign_card")
+    assert (foreign.severity, foreign.rule) == ("critical", "DECK-02")
 
 
+@pytest.mark.rules("SEAT-03")
 def test_chips_of_a_seat_that_posts_no_blind_before_the_deal_are_flagged():
     t = Table({1: 1000, 2: 1000, 3: 1000})
     t.newhand()  # button 1: blinds are seats 2 and 3
     t.bet(1, 100)
     t.deal(("2c", "S2"))
     wrong = [a for a in t.of(ev.Alert) if a.name == "blind_wrong_seat"]
-    assert [(a.seat, a.severity) for a in wrong] == [(1, "warning")]
+    assert [(a.seat, a.severity, a.rule) for a in wrong] == [(1, "warning", "SEAT-03")]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tablesvc.core import events as ev
 from tablesvc.core.showdown import CATEGORIES
 from tests.helpers import ChipBox, Script, make_core, make_deck
@@ -33,6 +35,7 @@ def btn(core: Any, script: Script, *args: str) -> list[ev.Event]:
     return run(core, [script.frame("console", "BTN", *args)])
 
 
+@pytest.mark.rules("POT-05")
 def test_awarding_the_pot_to_a_loser_is_stopped_before_the_push() -> None:
     core, script, events = checked_down()
     winners, _ = result(events)
@@ -41,6 +44,7 @@ def test_awarding_the_pot_to_a_loser_is_stopped_before_the_push() -> None:
     assert ("pot_award_mismatch", "POT-05", loser) in got
 
 
+@pytest.mark.rules("SHOW-05")
 def test_awarding_an_unshown_winner_asks_for_the_hand_to_be_shown() -> None:
     core, script, events = checked_down()
     winner = min(result(events)[0])
@@ -48,6 +52,7 @@ def test_awarding_an_unshown_winner_asks_for_the_hand_to_be_shown() -> None:
     assert got == [("winner_not_shown", "SHOW-05", winner)]
 
 
+@pytest.mark.rules("POT-06")
 def test_a_shown_winner_awarded_correctly_raises_nothing_and_late_objections_are_noted() -> None:
     core, script, events = checked_down()
     winners = result(events)[0]
@@ -61,6 +66,19 @@ def test_a_shown_winner_awarded_correctly_raises_nothing_and_late_objections_are
     assert late == [("late_objection", "POT-06", 2)]
 
 
+@pytest.mark.rules("SHOW-03")
+def test_at_a_qualification_table_a_winner_who_shows_one_card_must_show_both() -> None:
+    for qualification, expected in ((False, []), (True, ["SHOW-03"])):
+        core = make_core(deck=make_deck(), qualification_table=qualification)
+        script = Script()
+        inputs, _ = clean_hand(script, make_deck(), [2, 3, 1], core=core)
+        winner = min(result(run(core, inputs))[0])
+        btn(core, script, "SHOWN", str(winner), "1")
+        got = alerts(btn(core, script, "AWARD", str(winner)))
+        assert got == [("both_cards_required", rule, winner) for rule in expected]
+
+
+@pytest.mark.rules("SHOW-07", "SHOW-06")
 def test_an_overstated_announcement_is_misannounced_and_an_understated_one_a_mismatch() -> None:
     core, script, _ = checked_down()
     shown = core.session.ledger.settled.showdown[0]
@@ -76,6 +94,7 @@ def test_an_overstated_announcement_is_misannounced_and_an_understated_one_a_mis
     assert alerts(btn(core, script, "ANNOUNCED", str(seat), category.replace(" ", "_"))) == []
 
 
+@pytest.mark.rules("SHOW-08")
 def test_a_tabled_and_announced_hand_thrown_in_the_muck_stays_in_contention() -> None:
     core, script, _ = checked_down()
     shown = core.session.ledger.settled.showdown[0]
@@ -86,6 +105,7 @@ def test_a_tabled_and_announced_hand_thrown_in_the_muck_stays_in_contention() ->
     assert alerts(events, info=True) == [("tabled_hand_mucked", "SHOW-08", shown.seat)]
 
 
+@pytest.mark.rules("BET-18")
 def test_leaving_the_table_after_betting_with_a_live_hand_is_flagged() -> None:
     core = make_core(deck=make_deck())
     script = Script()
@@ -97,6 +117,7 @@ def test_leaving_the_table_after_betting_with_a_live_hand_is_flagged() -> None:
     assert ("player_left_with_live_hand", "BET-18", 3) in got
 
 
+@pytest.mark.rules("EXPOSE-05")
 def test_a_self_exposed_card_is_kept_without_replacement() -> None:
     deck = make_deck()
     uid = next(iter(deck))
@@ -107,17 +128,20 @@ def test_a_self_exposed_card_is_kept_without_replacement() -> None:
     assert got == [("player_exposed_own_card", "EXPOSE-05", 2)]
 
 
+@pytest.mark.rules("DRAW-10")
 def test_a_suspended_rule_reports_as_info_until_restored() -> None:
     core = make_core({1: 1000, 2: 1000}, deck=make_deck(), variant="draw5")
     script = Script()
     reply = core.apply(script.cmd("declare", ruling="suspend_rule", rule="SEAT-10",
                                   reason="heads-up agreed by both players"))
     assert reply.replies[0].ok
+    assert alerts(reply.events, info=True) == [("rule_suspended", "DRAW-10", None)]
     events = btn(core, script, "NEWHAND")
     counted = [e for e in events if isinstance(e, ev.Alert)
                and e.name == "player_count_out_of_range"]
     assert counted[0].severity == "info" and "suspended" in counted[0].message
-    core.apply(script.cmd("declare", ruling="restore_rule", rule="SEAT-10"))
+    restored = core.apply(script.cmd("declare", ruling="restore_rule", rule="SEAT-10"))
+    assert alerts(restored.events, info=True) == [("rule_restored", "DRAW-10", None)]
     refused = core.apply(script.cmd("declare", ruling="restore_rule", rule="SEAT-10"))
     assert not refused.replies[0].ok and "not suspended" in (refused.replies[0].error or "")
 
@@ -138,6 +162,7 @@ def dealt_three_handed() -> tuple[Any, Script, ChipBox, list[Any]]:
     return core, script, box, inputs
 
 
+@pytest.mark.rules("BOARD-04")
 def test_knocking_while_a_seat_is_short_of_the_bet_flags_the_open_issue() -> None:
     core, script, box, inputs = dealt_three_handed()
     inputs.append(script.frame("chips", "CHIPS", "B1", box.uids(100)))  # seat 1 calls

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tablesvc.core.holdem import (
     BoardDealt,
     Burned,
@@ -138,6 +140,7 @@ def test_d10_burn_left_in_place_stands_as_the_flop_burn() -> None:
     run_rest_clean(t, 13)
 
 
+@pytest.mark.rules("BET-04", "BOARD-05", "BURN-03")
 def test_t14_d10_d11_bb_option_skipped_premature_flop_r6_burns_p_cards_then_regular_burn() -> None:
     t = four()
     got = t.out("BURN", over=False, bb=True)
@@ -191,6 +194,7 @@ def test_d11_premature_with_one_player_left_nothing_more_is_dealt() -> None:
     assert isinstance(got[0], CardAfterEnd)
 
 
+@pytest.mark.rules("BOARD-01")
 def test_d15_fourth_card_on_the_flop_is_board_card_count_error_and_r6_with_r_1() -> None:
     t = four()
     t.out("BURN")
@@ -547,11 +551,14 @@ def test_misdeal_12_d16_deck_card_burned_instead_of_exposed_card_goes_back() -> 
     assert irr(t.log) == [("exposed_card_not_replaced", "warning")]
 
 
+@pytest.mark.rules("EXPOSE-04", "BURN-01")
 def test_expose_04_t09_d2_boxed_card_r2_seat_keeps_its_turn_indices_shift() -> None:
     t = Table((1, 2, 3, 4), button=4)
     for s in (1, 2, 3):
         t.out(f"S{s}")
-    assert irr(t.out("BURN")) == [("burn_unexpected", "warning")]  # #4, not yet confirmed
+    got = t.out("BURN")
+    assert irr(got) == [("burn_unexpected", "warning")]  # #4, not yet confirmed
+    assert next(o for o in got if isinstance(o, Irregularity)).rule == "BURN-01"
     got = t.hand.boxed("U4", window_open=True)  # BTN,BOXED
     assert irr(got) == [("boxed_card", "warning")]
     assert next(o for o in got if isinstance(o, Irregularity)).rule == "EXPOSE-04"
@@ -579,6 +586,7 @@ def test_expose_04_d2_boxed_before_the_card_and_face_up_draw_to_burn() -> None:
     assert burned(t2.out("BURN")) == 10
 
 
+@pytest.mark.rules("MISDEAL-08")
 def test_misdeal_08_second_boxed_card_in_window_is_misdeal_required() -> None:
     t = Table((1, 2, 3, 4), button=4)
     t.out("BURN", up=True)
@@ -590,6 +598,7 @@ def test_misdeal_08_second_boxed_card_in_window_is_misdeal_required() -> None:
 
 # --- D7 duplicate face, D18, D20, D23 --------------------------------------------------------
 
+@pytest.mark.rules("DECK-04")
 def test_deck_04_t20_d7_duplicate_face_is_deck_defective_duplicate_hand_cancelled() -> None:
     t = four()
     t.out("BURN")
@@ -609,6 +618,7 @@ def test_deck_04_t20_d7_duplicate_face_is_deck_defective_duplicate_hand_cancelle
     assert irr(h2.arrive("S2", "B", "Ah")) == [("deck_defective_duplicate", "critical")]
 
 
+@pytest.mark.rules("BURN-06", "BURN-07", "CONDUCT-02")
 def test_burn_07_conduct_02_t15_d18_d20_burn_card_to_a_seat() -> None:
     t = four()
     t.out("BURN")
@@ -709,6 +719,7 @@ def test_t04_deal_08_r7_excess_card_burned_during_betting_is_not_the_regular_bur
     assert irr(t.log) == [("too_many_cards", "warning")]
 
 
+@pytest.mark.rules("MISDEAL-04")
 def test_t08_misdeal_04_redress_impossible_while_window_open_is_misdeal_required() -> None:
     t = Table((1, 2, 3, 4, 5, 6), button=6)
     for s in (1, 2, 3, 4, 5, 6, 1, 3, 4, 5, 6, 2):
@@ -730,10 +741,13 @@ def test_t08_misdeal_14_redress_impossible_after_window_keeps_the_cards_where_th
     assert burned(t.out("BURN")) == 13
 
 
+@pytest.mark.rules("MISDEAL-06")
 def test_misdeal_06_excess_card_not_redressable_while_window_open_is_misdeal_required() -> None:
     t = four()
     t.out("S1")
-    assert irr(t.hand.redress_impossible(window_open=True)) == [("misdeal_required", "critical")]
+    got = t.hand.redress_impossible(window_open=True)
+    assert irr(got) == [("misdeal_required", "critical")]
+    assert isinstance(got[0], Irregularity) and got[0].rule == "MISDEAL-06"
 
 
 def test_t15_burn_07_burn_card_moved_to_a_seat_after_the_hand_is_disturbed_and_foreign() -> None:
@@ -748,13 +762,14 @@ def test_t15_burn_07_burn_card_moved_to_a_seat_after_the_hand_is_disturbed_and_f
     assert irr(t.move(9, "MUCK")) == []  # the collection is no disturbance
 
 
+@pytest.mark.rules("SHOW-13")
 def test_t21_show_13_live_hand_in_muck_without_a_fold_is_critical_and_can_be_rebuilt() -> None:
     t = four()
     h = t.hand
     assert h.arrive("MUCK", "U4", t.card(4)) == [Folded(4)]  # S4 folds on his turn
     got = h.arrive("MUCK", "U3", t.card(3), fold_possible=False)
     assert irr(got) == [("live_hand_in_muck", "critical")]
-    assert got[0].seat == 3  # type: ignore[union-attr]
+    assert isinstance(got[0], Irregularity) and (got[0].seat, got[0].rule) == (3, "SHOW-13")
     assert h.arrive("MUCK", "U7", t.card(7), fold_possible=False) == []
     assert 3 in h.active
     assert irr(t.move(3, "S3")) == []

@@ -558,6 +558,7 @@ def test_player_count_outside_three_to_eight_is_warned_but_tracked(players: int)
     assert len(t.of(ev.HoleCards)) == players
 
 
+@pytest.mark.rules("SEAT-07")
 def test_missing_antes_at_the_first_card_are_flagged() -> None:
     t = DrawTable(SEATS4, button=4)
     t.apply(t.script.frame("console", "BTN", "NEWHAND"))
@@ -567,6 +568,7 @@ def test_missing_antes_at_the_first_card_are_flagged() -> None:
     assert ("ante_missing", "warning") in t.problems()
 
 
+@pytest.mark.rules("BET-24")
 def test_a_bet_out_of_turn_in_draw_is_provisional() -> None:
     t = DrawTable(SEATS4, button=4)
     t.newhand([1, 2, 3, 4])
@@ -579,6 +581,7 @@ def test_a_bet_out_of_turn_in_draw_is_provisional() -> None:
     assert "may not raise" in alerts[0].remedy
 
 
+@pytest.mark.rules("BET-25", "BET-26")
 def test_a_fold_out_of_turn_with_several_players_left_owes_the_call() -> None:
     t = DrawTable(SEATS4, button=4)
     t.newhand([1, 2, 3, 4])
@@ -588,7 +591,22 @@ def test_a_fold_out_of_turn_with_several_players_left_owes_the_call() -> None:
     alerts = [e for e in t.of(ev.Alert) if e.severity != "info"]
     assert [(a.name, a.rule, a.seat) for a in alerts] == [("fold_out_of_turn", "BET-25", 3)]
     assert "owes the call of 50" in alerts[0].message
-    assert ("fold_recorded", "info") in t.alerts()
+    folds = [(a.name, a.rule, a.seat) for a in t.of(ev.Alert) if a.name == "fold_recorded"]
+    assert folds == [("fold_recorded", "BET-26", 3)]
+
+
+@pytest.mark.rules("BET-21")
+def test_a_betting_violation_in_draw_is_filed_under_the_round_rule_of_draw() -> None:
+    """Draw raises the betting engine's violations under BET-21, its betting-round rule;
+    only the out-of-turn ones have rules of their own (BET-24, BET-25)."""
+    t = DrawTable(SEATS4, button=4)
+    t.newhand([1, 2, 3, 4])
+    t.deal_round([1, 2, 3, 4])
+    t.bet(1, 50)
+    t.bet(2, 20)  # facing 50, with chips behind
+    t.bet(3, 50)
+    alerts = [(a.name, a.rule, a.seat) for a in t.of(ev.Alert) if a.severity != "info"]
+    assert alerts == [("call_short", "BET-21", 2)]
 
 
 def test_a_fold_out_of_turn_heads_up_is_allowed() -> None:
@@ -651,6 +669,7 @@ def test_the_first_jack_decides_the_first_dealer() -> None:
     assert t.problems() == []
 
 
+@pytest.mark.rules("MISDEAL-15")
 def test_a_shuffle_error_lets_players_with_one_card_demand_a_redeal() -> None:
     t = DrawTable(SEATS4, button=4)
     t.newhand([1, 2, 3, 4])

@@ -1,4 +1,4 @@
-"""The blinds at the deal (SEAT-03, SEAT-04, MISDEAL-11): in the right zones, or posted late.
+"""The blinds at the deal (SEAT-03, MISDEAL-11): in the right zones, or posted late.
 
 The service posts the blinds from the tracked stacks at NEWHAND; when the first card leaves
 the shoe the chips must be in the blind seats' bet zones and in no other seat's. A missing
@@ -18,7 +18,6 @@ from tablesvc.core.monitors.base import Monitor
 class Blinds(Monitor):
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "SEAT-03": ("blind_missing", "blind_wrong_seat"),
-        "SEAT-04": ("blind_wrong_seat",),
         "MISDEAL-11": ("blind_posted_late",),
     }
 
@@ -42,15 +41,16 @@ class Blinds(Monitor):
                                "the deal, before that seat acts")
 
     def _wrong_seats(self, ledger: Ledger, zones: Mapping[str, int]) -> None:
-        """SEAT-03/04: chips before the deal in the bet zone of a seat that posts no blind."""
+        """SEAT-03: chips before the deal in the bet zone of a seat that posts no blind.
+
+        Heads-up (SEAT-04) both seats dealt in post a blind, so this never happens there."""
         blinds = set(ledger.blind_seats)
         for zone, value in zones.items():
             if value and zone.startswith("B") and zone[1:].isdigit():
                 seat = int(zone[1:])
                 if seat not in blinds and seat in ledger.order:
                     sb, bb = ledger.blind_seats
-                    self.out.alert("blind_wrong_seat",
-                                   "SEAT-04" if ledger.heads_up else "SEAT-03", "warning",
+                    self.out.alert("blind_wrong_seat", "SEAT-03", "warning",
                                    f"chips ({value}) in seat {seat}'s bet zone before the deal; "
                                    f"the blinds are seats {sb} and {bb}",
                                    seat=seat, remedy="return the chips to the player")

@@ -166,7 +166,7 @@ def test_sigkill_mid_hand_and_restart_loses_and_doubles_nothing_and_tracking_con
     assert [e["type"] for e in hand].count("hand_started") == 1
     assert sum(e["type"] == "card_dealt" for e in hand) == 2 * len(PLAYERS)
     warnings = [e for e in hand if e["type"] == "alert" and e["severity"] != "info"]
-    assert not warnings, "tracking lost its place"
+    assert not warnings, f"tracking lost its place: {[(e['name'], e['message']) for e in warnings]}"
     replayed = [e for e in replay(cfg) if e["type"] not in SECURE]
     assert public == replayed
 

@@ -62,10 +62,10 @@ class Event(BaseModel):
             if name not in fields:
                 data[name] = factory()
         event = _new(cls)
-        _set(event, "__dict__", data)
-        _set(event, "__pydantic_fields_set__", set(fields))
-        _set(event, "__pydantic_extra__", None)
-        _set(event, "__pydantic_private__", None)
+        _set_dict(event, data)
+        _set_fields_set(event, set(fields))
+        _set_extra(event, None)
+        _set_private(event, None)
         return event
 
     def model_dump_json(self, **kwargs: Any) -> str:
@@ -262,7 +262,10 @@ class _Plan:
 
 _PLANS: dict[type[Event], _Plan] = {}
 _new = object.__new__
-_set = object.__setattr__
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    vars(BaseModel)[name].__set__ for name in (
+        "__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
+"""Setters of the four slots of every pydantic model, which ``model_construct`` fills too."""
 
 
 def _plan_of(cls: type[Event]) -> _Plan:

@@ -166,7 +166,8 @@ class BettingRound:
         if missing:
             raise ValueError(f"no stack given for seat(s) {missing}")
         posted = dict(posted or {})
-        for name, values in (("stack", {s: stacks[s] for s in seats}), ("posted bet", posted)):
+        behind = {s: stacks[s] for s in seats}
+        for name, values in (("stack", behind), ("posted bet", posted)):
             negative = {s: v for s, v in values.items() if v < 0}
             if negative:
                 raise ValueError(f"negative {name} for seat(s) {sorted(negative)}")
@@ -191,7 +192,7 @@ class BettingRound:
         self.cap = cap
         self.reopen_rule = reopen_rule
 
-        self.stacks: dict[int, int] = {s: stacks[s] for s in seats}
+        self.stacks: dict[int, int] = behind
         self.contributed: dict[int, int] = {s: posted.get(s, 0) for s in seats}
         self.contributed.update({s: v for s, v in posted.items() if s not in self.stacks})
         self.folded: set[int] = set()
@@ -216,35 +217,15 @@ class BettingRound:
         self._owing: set[int] = set()  # checked or called short: he still owes the call
         self._complete: bool | None = None
         self._next: object = _UNKNOWN
+        self._active: tuple[int, ...] | None = None  # ``active``, until a seat folds
 
     # ------------------------------------------------------------------ state
     @property
     def active(self) -> list[int]:
         """Seats still in the hand (not folded), in acting order; all-in seats included."""
-        return [s for s in self.order if s not in self.folded]
-
-    def _can_act(self, seat: int) -> bool:
-        return seat not in self.folded and self.stacks[seat] > 0
-
-    def _must_act(self, seat: int, can_act: int | None = None) -> bool:
-        """Still owes an action: chips to call, or no action since H last changed.
-
-        A seat that has matched H need not act when nobody else can still bet against him:
-        the others are all-in, and a bet could not be called (§2.2 shortcut). ``can_act`` is
-        how many seats can act, when the caller has counted them already.
-        """
-        if not self._can_act(seat):
-            return False
-        if self.contributed[seat] < self.high:
-            return True
-        if seat in self._acted:
-            return False
-        if can_act is None:
-            can_act = self._count_can_act()
-        return can_act > 1
-
-    def _count_can_act(self) -> int:
-        return sum(1 for s in self.order if self._can_act(s))
+        if self._active is None:
+            self._active = tuple(s for s in self.order if s not in self.folded)
+        return list(self._active)
 
     @property
     def complete(self) -> bool:
@@ -254,12 +235,8 @@ class BettingRound:
         round (the only method that does).
         """
         if self._complete is None:
-            if len(self.order) - len(self.folded) <= 1:
-                self._complete = True
-            else:
-                n = self._count_can_act()
-                self._complete = not any(self._must_act(s, n) for s in self.order)
-        return self._complete
+            self._work_out_turn()
+        return self._complete  # type: ignore[return-value]
 
     @property
     def next_actor(self) -> int | None:
@@ -270,19 +247,33 @@ class BettingRound:
         like ``complete``, until the round changes.
         """
         if self._next is _UNKNOWN:
-            self._next = self._find_next()
+            self._work_out_turn()
         return self._next  # type: ignore[return-value]
 
-    def _find_next(self) -> int | None:
-        if self.complete:
-            return None
-        n = len(self.order)
-        can_act = self._count_can_act()
-        for step in range(1, n + 1):
-            seat = self.order[(self._pointer + step) % n]
-            if self._must_act(seat, can_act):
-                return seat
-        return None  # pragma: no cover - complete would have been True
+    def _work_out_turn(self) -> None:
+        """``complete`` and ``next_actor`` in one walk round the table.
+
+        A seat owes an action when it can act (not folded, chips behind) and has chips to
+        call, or has not acted since H last changed. A seat that has matched H need not act
+        when nobody else can still bet against him: the others are all-in, and a bet could
+        not be called (§2.2 shortcut). The round is complete when no seat owes an action; the
+        next actor is the first seat that owes one, clockwise after the last in-turn action.
+        """
+        order, folded, stacks = self.order, self.folded, self.stacks
+        if len(order) - len(folded) <= 1:
+            self._complete, self._next = True, None
+            return
+        contributed, high, acted = self.contributed, self.high, self._acted
+        several = sum(1 for s in order if s not in folded and stacks[s] > 0) > 1
+        n = len(order)
+        start = self._pointer + 1
+        for step in range(n):
+            seat = order[(start + step) % n]
+            if seat not in folded and stacks[seat] > 0 and (
+                    contributed[seat] < high or (several and seat not in acted)):
+                self._complete, self._next = False, seat
+                return
+        self._complete, self._next = True, None
 
     def to_call(self, seat: int) -> int:
         """What it takes to match H (H - c(s)); a shorter stack can only call all-in."""
@@ -483,6 +474,7 @@ class BettingRound:
             self._pointer = self.order.index(d.seat)
         if d.action == "fold":
             self.folded.add(d.seat)
+            self._active = None
             return
         self.contributed[d.seat] = d.to
         self.stacks[d.seat] -= d.amount

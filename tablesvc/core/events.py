@@ -11,7 +11,11 @@ are secure, everything else is public.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from types import UnionType
+from typing import Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +39,44 @@ class Event(BaseModel):
     ts: str = Field(description="timestamp of the input that caused the event (UTC, ms)")
     hand: int | None = Field(description="hand number at this table; null outside a hand")
     type: str
+
+    @classmethod
+    def trusted(cls, **fields: Any) -> Self:
+        """The event ``cls(**fields)`` would make, without validating the values again.
+
+        For the core, which builds every event from values it already holds with the right
+        types: validating them again was the larger part of building an event. Defaults,
+        the set of fields given, and fresh copies of lists and dicts are as validation makes
+        them, so the event and its JSON are the same in every byte (``tests/unit/
+        test_events.py`` builds every type the core emits both ways and compares). A field
+        missing or unknown is not trusted: ``cls(**fields)`` then raises the usual error.
+        """
+        plan = _PLANS.get(cls) or _plan_of(cls)
+        data = {**plan.template, **fields}
+        if len(data) != plan.size or not plan.required <= fields.keys():
+            return cls(**fields)
+        for name, fresh in plan.copies:
+            if name in fields:
+                data[name] = fresh(data[name])
+        for name, factory in plan.factories:
+            if name not in fields:
+                data[name] = factory()
+        event = _new(cls)
+        _set_dict(event, data)
+        _set_fields_set(event, set(fields))
+        _set_extra(event, None)
+        _set_private(event, None)
+        return event
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """The event's JSON, as pydantic writes it.
+
+        Without arguments this calls the model's serializer directly: the same bytes,
+        without the wrapper that spelled out every default option for each event published.
+        """
+        if kwargs:
+            return super().model_dump_json(**kwargs)
+        return self.__pydantic_serializer__.to_json(self).decode()
 
 
 class ServiceStarted(Event):
@@ -203,6 +245,68 @@ class AlertDetail(Event):
     id: str
     cards: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How ``Event.trusted`` fills one event type: what validation would do, worked out once."""
+
+    template: dict[str, Any]
+    """Every field in declaration order, with its default (``None`` when required)."""
+    size: int
+    required: frozenset[str]
+    copies: tuple[tuple[str, Callable[[Any], Any]], ...]
+    """Fields given as lists or dicts: validation stores a copy, never the caller's object."""
+    factories: tuple[tuple[str, Callable[[], Any]], ...]
+
+
+_PLANS: dict[type[Event], _Plan] = {}
+_new = object.__new__
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    vars(BaseModel)[name].__set__ for name in (
+        "__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
+"""Setters of the four slots of every pydantic model, which ``model_construct`` fills too."""
+
+
+def _plan_of(cls: type[Event]) -> _Plan:
+    template: dict[str, Any] = {}
+    required: set[str] = set()
+    copies: list[tuple[str, Callable[[Any], Any]]] = []
+    factories: list[tuple[str, Callable[[], Any]]] = []
+    for name, info in cls.model_fields.items():
+        template[name] = None
+        if info.is_required():
+            required.add(name)
+        elif info.default_factory is None and isinstance(info.default, _IMMUTABLE):
+            template[name] = info.default
+        else:  # a factory, or a mutable default pydantic copies for each model
+            factories.append((name, partial(info.get_default, call_default_factory=True)))
+        fresh = _copy_of(info.annotation)
+        if fresh is not None:
+            copies.append((name, fresh))
+    plan = _Plan(template, len(template), frozenset(required), tuple(copies), tuple(factories))
+    _PLANS[cls] = plan
+    return plan
+
+
+_IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
+
+
+def _copy_of(annotation: Any) -> Callable[[Any], Any] | None:
+    """How validation copies a value of this type: lists and dicts are new objects."""
+    origin = get_origin(annotation)
+    if origin is list or origin is dict:
+        return origin
+    if origin is UnionType or origin is Union:
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        fresh = _copy_of(inner[0]) if len(inner) == 1 else None
+        if fresh is not None:
+            return partial(_unless_none, fresh)
+    return None
+
+
+def _unless_none(fresh: Callable[[Any], Any], value: Any) -> Any:
+    return None if value is None else fresh(value)
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (

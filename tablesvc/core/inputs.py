@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 # Sources that are not devices. A device may not be configured under these names.
@@ -25,17 +25,74 @@ RESERVED_SOURCES = frozenset({"cmd", "tick", "service", "publisher"})
 
 
 def format_ts(ms: int) -> str:
-    """Milliseconds since the epoch as ``2026-11-29T21:00:00.123Z``."""
+    """Milliseconds since the epoch as ``2026-11-29T21:00:00.123Z``.
+
+    Every input is stamped, and most fall in the same second as the one before: that
+    second's text is kept (one tuple, swapped whole, so threads may share it).
+    """
     secs, msec = divmod(ms, 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{msec:03d}Z"
+    known, text = _last_second
+    if known != secs:
+        text = _second_text(secs)
+    return f"{text}.{msec:03d}Z"
+
+
+def _second_text(secs: int) -> str:
+    global _last_second
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
+    _last_second = (secs, text)
+    return text
+
+
+_last_second: tuple[int | None, str] = (None, "")
 
 
 def parse_ts(ts: str) -> int:
-    """The inverse of format_ts; raises ValueError on anything else."""
+    """The inverse of format_ts; raises ValueError on anything else.
+
+    A journal holds one timestamp per line, all in the DESIGN §7 form
+    ``YYYY-MM-DDTHH:MM:SS.mmmZ``: such a one is read by slicing, with the epoch milliseconds
+    of its day kept from the lines before. Any other form, or a value the short way doubts,
+    goes to ``datetime.fromisoformat`` as it always did; both give the same number.
+    """
+    if (len(ts) == 24 and ts[10] == "T" and ts[13] == ":" and ts[16] == ":"
+            and ts[19] == "." and ts[23] == "Z" and ts.isascii()):
+        day = _DAYS.get(ts[:10])
+        if day is None:
+            day = _day_ms(ts[:10])
+        hh, mm, ss, mmm = ts[11:13], ts[14:16], ts[17:19], ts[20:23]
+        if day is not None and hh.isdigit() and mm.isdigit() and ss.isdigit() and mmm.isdigit():
+            h, m, s = int(hh), int(mm), int(ss)
+            if h < 24 and m < 60 and s < 60:
+                return day + ((h * 60 + m) * 60 + s) * 1000 + int(mmm)
+    return _parse_ts_iso(ts)
+
+
+def _parse_ts_iso(ts: str) -> int:
     if not ts.endswith("Z"):
         raise ValueError(f"timestamp {ts!r} is not UTC (…Z)")
     dt = datetime.fromisoformat(ts[:-1]).replace(tzinfo=UTC)
     return round(dt.timestamp() * 1000)
+
+
+def _day_ms(day: str) -> int | None:
+    """Epoch milliseconds at 00:00 UTC of ``YYYY-MM-DD``, or None for any other text."""
+    if not (day[4] == "-" and day[7] == "-" and day[:4].isdigit() and day[5:7].isdigit()
+            and day[8:].isdigit()):
+        return None
+    try:
+        ordinal = date(int(day[:4]), int(day[5:7]), int(day[8:])).toordinal()
+    except ValueError:
+        return None  # no such day: the general parser says so
+    if len(_DAYS) >= 1024:
+        _DAYS.clear()
+    ms = (ordinal - _EPOCH_DAY) * 86_400_000
+    _DAYS[day] = ms
+    return ms
+
+
+_DAYS: dict[str, int] = {}
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,24 @@ class Received:
     status_changed: bool = False
 
 
+_object_new = object.__new__
+_set_frame, _set_dropped, _set_changed = (
+    getattr(Received, name).__set__ for name in ("frame", "dropped", "status_changed"))
+
+
+def _accepted(frame: Frame, changed: bool) -> Received:
+    """``Received(frame, None, changed)``, stored through the slots directly.
+
+    Every good frame makes one; the frozen dataclass's ``__init__`` would go through
+    ``object.__setattr__`` for each field, which costs twice as much.
+    """
+    got: Received = _object_new(Received)
+    _set_frame(got, frame)
+    _set_dropped(got, None)
+    _set_changed(got, changed)
+    return got
+
+
 def receive(link: Link, line: str, ms: int) -> Received:
     """Decode one raw line for ``link`` and update its counters and health."""
     changed = False
@@ -68,17 +86,18 @@ def receive(link: Link, line: str, ms: int) -> Received:
         link.counters.unknown_type += 1
         link.dirty = True
         return Received(None, f"unknown_type: a {link.kind} does not send {frame.type}", changed)
-    lost_before = link.counters.lost
-    if not link.seq.check(frame, link.counters):
+    counters = link.counters
+    lost_before = counters.lost
+    if not link.seq.check(frame, counters):
         link.dirty = True
         return Received(None, f"duplicate: seq {frame.seq} repeated", changed)
-    if link.counters.lost != lost_before:
+    if counters.lost != lost_before:
         link.dirty = True
-    link.counters.ok += 1
+    counters.ok += 1
     if frame.type == "HELLO":
         link.model, link.firmware = frame.fields[0], frame.fields[1]
         changed = True
-    return Received(frame, None, changed)
+    return _accepted(frame, changed)
 
 
 def port_change(link: Link, is_open: bool, detail: str, ms: int) -> bool:

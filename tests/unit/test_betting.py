@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import random
 from typing import Any
 
 import pytest
@@ -487,3 +488,49 @@ def test_all_in_player_has_no_action_left():
     d = r.check(1)
     assert (d.action, d.violations) == ("check", ())
     assert r.fold(1).violations == ()
+
+
+def _owes(r: BettingRound, seat: int) -> bool:
+    """RULES.md §2.3 read literally: can act, and has chips to call or has not acted since H
+    changed while someone else could still bet against him."""
+    can_act = [s for s in r.order if s not in r.folded and r.stacks[s] > 0]
+    if seat not in can_act:
+        return False
+    return r.contributed[seat] < r.high or (seat not in r._acted and len(can_act) > 1)
+
+
+def test_turn_and_completion_follow_the_round_values_after_any_action_in_any_order():
+    """``complete`` and ``next_actor`` are worked out together in one walk round the table;
+    after every action, in turn or not, legal or not, they are what the rules say."""
+    rng = random.Random(11)
+    for _ in range(400):
+        seats = rng.sample(range(1, 11), rng.randint(2, 9))
+        stacks = {s: rng.choice([0, 50, 150, 400, 1000, 5000]) for s in seats}
+        posted = {seats[0]: 50, seats[1]: 100} if rng.random() < 0.5 else {}
+        r = BettingRound(street="preflop" if posted else "flop", order=seats, stacks=stacks,
+                         posted=posted, big_blind=100,
+                         structure=rng.choice(list(Structure)))
+        for _ in range(rng.randint(0, 25)):
+            active = len(r.order) - len(r.folded)
+            assert r.complete == (active <= 1 or not any(_owes(r, s) for s in r.order))
+            n = len(r.order)
+            owing = [r.order[(r._pointer + k) % n] for k in range(1, n + 1)
+                     if _owes(r, r.order[(r._pointer + k) % n])]
+            assert r.next_actor == (None if r.complete else owing[0])
+            assert r.active == [s for s in r.order if s not in r.folded]
+            live = r.active
+            if not live:
+                break
+            seat = r.next_actor if r.next_actor is not None and rng.random() < 0.7 else \
+                rng.choice(live)
+            room = r.stacks[seat]
+            pick = rng.random()
+            if pick < 0.15:
+                d = r.fold(seat)
+            elif pick < 0.4 or room == 0:
+                d = r.check(seat)
+            else:
+                c = r.contributed[seat]
+                d = r.classify(seat, c + min(room, rng.choice(
+                    [room, max(0, r.high - c), rng.randint(1, room)])))
+            r.apply(d)

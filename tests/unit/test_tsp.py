@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+
 import pytest
 
+from drivers import tsp
 from drivers.tsp import (
     FRAME_TYPES,
     MAX_FRAME,
@@ -13,6 +17,8 @@ from drivers.tsp import (
     LineSplitter,
     LinkCounters,
     SeqTracker,
+    _decode_checked,
+    body_of,
     crc16,
     decode,
     encode,
@@ -249,3 +255,86 @@ def test_encode_refuses_a_field_containing_a_delimiter(char: str) -> None:
 def test_encode_refuses_a_frame_no_receiver_could_parse(frame: Frame) -> None:
     with pytest.raises(ValueError):
         encode(frame)
+
+
+def _mutations(rng: random.Random, n: int) -> list[str]:
+    """Lines near good frames: a character changed, added or removed, a field swapped for a
+    value of another type, the checksum recomputed or not, so every check gets its turn."""
+    alphabet = "$,*\r\n \x00é09afAFGZz-_:SBTUDR" + UID_A
+    values = ["", "S4", "B2", "POT", "TSP1", "D", "U", "T", "B", "123", "-1", "x", UID_A,
+              UID_A.lower(), f"{UID_A} {UID_B}", f"{UID_A}  {UID_B}", f" {UID_A}", f"{UID_A} ",
+              UID_A[:15], UID_A + "0", "NEWHAND", "a*b", "a$b", "é", "65535", "65536", "0x1A"]
+    bodies = [body_of(f) for f in SAMPLES] + [
+        "cards-2,3,ARR,BOARD," + UID_B, "c,00017,BTN,CHECK,4,5", "chips,1,CHIPS,TRAY,",
+        "shoe,5,DECK,", "shoe,5,HB,0"]
+    out: list[str] = []
+    for _ in range(n):
+        parts = rng.choice(bodies).split(",")
+        for _ in range(rng.choice((0, 1, 1, 2))):
+            i = rng.randrange(len(parts))
+            parts[i] = rng.choice(values) if rng.random() < 0.7 else parts[i] + rng.choice(values)
+        if rng.random() < 0.2:
+            parts.insert(rng.randrange(len(parts) + 1), rng.choice(values))
+        if rng.random() < 0.1 and len(parts) > 1:
+            parts.pop(rng.randrange(len(parts)))
+        body = ",".join(parts)
+        crc = f"{crc16(body.encode('utf-8')):04X}"
+        if rng.random() < 0.1:
+            crc = rng.choice([crc.lower(), "0000", crc[:3], crc + "0", "+1AB", "0x1A"])
+        line = f"${body}*{crc}"
+        if rng.random() < 0.3:
+            chars = list(line)
+            i = rng.randrange(len(chars) + 1)
+            op = rng.random()
+            if op < 0.4 and i < len(chars):
+                chars[i] = rng.choice(alphabet)
+            elif op < 0.7:
+                chars.insert(i, rng.choice(alphabet))
+            elif i < len(chars):
+                del chars[i]
+            line = "".join(chars)
+        if rng.random() < 0.01:
+            line = line + "X" * rng.choice((MAX_FRAME - len(line) - 2, MAX_FRAME - len(line) - 1))
+        out.append(line)
+    return out
+
+
+def _outcome(fn: Callable[[str], Frame], line: str) -> tuple[str, object]:
+    try:
+        frame = fn(line)
+    except FrameError as err:
+        return "error", (err.kind, str(err))
+    return "frame", (frame, type(frame), [type(v) for v in frame.fields])
+
+
+def test_the_short_way_for_common_frames_keeps_and_drops_exactly_what_the_full_checks_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``decode`` takes good common frames a faster way; on any line it must give the frame
+    the complete checks give, or fail with the same counter and message."""
+    lines = _mutations(random.Random(9), 30_000)
+    long_way: list[str] = []
+
+    def checked(line: str) -> Frame:
+        long_way.append(line)
+        return _decode_checked(line)
+
+    monkeypatch.setattr(tsp, "_decode_checked", checked)
+    outcomes = [_outcome(decode, line) for line in lines]
+    monkeypatch.undo()
+    assert outcomes == [_outcome(_decode_checked, line) for line in lines]
+    kinds = {o[1][0] for o in outcomes if o[0] == "error"}  # type: ignore[index]
+    assert kinds == set(FrameErrorKind)
+    frames = sum(o[0] == "frame" for o in outcomes)
+    assert frames > 5_000
+    assert len(lines) - len(long_way) > frames // 2, "most good frames took the short way"
+    assert {o[1][0].type for o in outcomes if o[0] == "frame"} == FRAME_TYPES  # type: ignore[index]
+
+
+def test_a_decoded_frame_is_the_frozen_frame_its_fields_make() -> None:
+    line = encode(SAMPLES[6]).decode().rstrip("\r\n")
+    frame = decode(line)
+    assert frame == SAMPLES[6] and hash(frame) == hash(SAMPLES[6])
+    assert repr(frame) == repr(SAMPLES[6])
+    with pytest.raises(AttributeError):
+        frame.seq = 1  # type: ignore[misc]

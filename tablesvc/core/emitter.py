@@ -79,7 +79,7 @@ class Emitter:
         self.seq += 1
         feed = cls.FEED
         hand = payload.pop("hand") if "hand" in payload else self.current_hand()
-        event = cls(venue=self.venue, table=self.table, seq=self.seq,
+        event = cls.trusted(venue=self.venue, table=self.table, seq=self.seq,
                     prev_seq=self.last_on_feed[feed], ts=self.ts, hand=hand, **payload)
         self.last_on_feed[feed] = self.seq
         self.out.events.append(event)

@@ -32,6 +32,16 @@ from phevaluator.evaluator import evaluate_cards  # type: ignore[import-untyped]
 
 from tablesvc.core.cards import ALL_CARDS, RANKS
 
+try:  # the library's native evaluators, called with card ids: no conversion per card
+    from phevaluator import _pheval  # type: ignore[import-untyped]
+
+    _EVALUATE = {5: _pheval.evaluate_5cards, 6: _pheval.evaluate_6cards,
+                 7: _pheval.evaluate_7cards}
+except ImportError:  # a build without the extension: the public function takes ids too
+    _EVALUATE = dict.fromkeys((5, 6, 7), evaluate_cards)
+_EVALUATE_5 = _EVALUATE[5]
+
+
 CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
               "full house", "four of a kind", "straight flush")
 WORST = 7462  # the evaluator's weakest value (7-5-4-3-2 offsuit); 1 is a royal flush
@@ -42,6 +52,8 @@ _SUIT_ORDER = {s: i for i, s in enumerate("shdc")}
 _WORD = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
          9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace"}
 _ID = {card: int(Card.to_id(card)) for card in ALL_CARDS}
+# the sets of five of 6 and 7 cards, the later cards first (see ``evaluate``)
+_PICKS = {n: tuple(combinations(range(n - 1, -1, -1), 5)) for n in (6, 7)}
 
 
 @dataclass(frozen=True, order=True)
@@ -75,11 +87,12 @@ def evaluate(cards: Sequence[str]) -> HandValue:
         raise ValueError(f"a hand is 5 to 7 cards, got {len(hand)}: {hand}")
     _check_cards(hand)
     ids = [_ID[c] for c in hand]
-    value = int(evaluate_cards(*ids))
+    value = int(_EVALUATE[len(ids)](*ids))
     best = hand
     if len(hand) > 5:
-        for pick in combinations(range(len(hand) - 1, -1, -1), 5):
-            if int(evaluate_cards(*(ids[i] for i in pick))) == value:
+        five = _EVALUATE_5
+        for pick in _PICKS[len(hand)]:
+            if five(*[ids[i] for i in pick]) == value:
                 best = [hand[i] for i in sorted(pick)]
                 break
     category, name, ordered = describe(best)
@@ -185,7 +198,7 @@ def _five_card_ladder() -> dict[int, tuple[list[tuple[int, ...]], list[int]]]:
             continue  # five of a kind or a full house: no short hand is one
         # suits s h d c s by position: never a flush, and equal ranks get different suits
         ids = [_ID[RANKS[v - 2] + "shdcs"[i]] for i, v in enumerate(pattern)]
-        strength = WORST + 1 - int(evaluate_cards(*ids))
+        strength = WORST + 1 - int(_EVALUATE[len(ids)](*ids))
         rows.setdefault(number, []).append((pattern, strength))
     ladder: dict[int, tuple[list[tuple[int, ...]], list[int]]] = {}
     for number, found in rows.items():

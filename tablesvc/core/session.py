@@ -287,6 +287,8 @@ class HandSession:
 
     def money(self, outcomes: list[LedgerOutcome]) -> None:
         """Turn what the ledger booked into events and alerts."""
+        if not outcomes:
+            return
         ledger = self.ledger
         for o in outcomes:
             if isinstance(o, Posted):
@@ -321,10 +323,9 @@ class HandSession:
                 self.table.carry = 0  # a carried-over pot is won with this one
             elif isinstance(o, CheckedOut):
                 self.game.checked_out(self, o)
-        if outcomes:
-            self._round_complete()
-            self.game.after_betting(self)
-            self.game.showdown(self)
+        self._round_complete()
+        self.game.after_betting(self)
+        self.game.showdown(self)
 
     def close_window(self, seat: int, action: str) -> None:
         """MISDEAL-01: the first voluntary action of the first round closes the window."""

@@ -96,8 +96,9 @@ class TableCore:
         out = self.out.begin(inp.ts, inp.ms)
         ms = inp.ms
         self._expire(ms)
-        if self.session is not None:
-            self.session.lost(ms)
+        session = self.session
+        if session is not None and session.out_since is not None:
+            session.lost(ms)
         if isinstance(inp, FrameIn):
             self._frame(inp)
         elif isinstance(inp, Command):
@@ -112,9 +113,9 @@ class TableCore:
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
                            "delivered and will not be retried", remedy="check the broker ACL "
                            "for this table's user")
-        session = self.session
-        if session is not None and session.live:
-            session.money(session.ledger.tick(ms))
+        session = self.session  # NEWHAND may have begun a new one
+        if session is not None and session.live and (due := session.ledger.tick(ms)):
+            session.money(due)
         return out
 
     def next_deadline(self) -> int | None:

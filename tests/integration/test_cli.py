@@ -503,3 +503,15 @@ def test_run_refuses_to_start_on_a_damaged_journal_naming_the_line(
     out = run_cli("run", "--config", str(cfg), "--log", "json")
     assert out.returncode == 1
     assert "cannot start" in out.stderr and "journal.jsonl:4" in out.stderr
+
+
+def test_schema_read_by_a_pager_that_quits_early_ends_without_a_traceback() -> None:
+    """``tablesvc schema | head``: the reader closes the pipe; the command stops quietly."""
+    proc = subprocess.Popen([*CLI, "schema"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(10)
+    proc.stdout.close()  # the pager quits
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=30) in (0, 141)
+    assert "Traceback" not in err

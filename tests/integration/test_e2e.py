@@ -244,3 +244,38 @@ def test_sigkill_during_a_burst_then_restart_every_event_of_the_journal_arrives_
                 copies.setdefault((m.topic, m.payload["seq"]), set()).add(
                     json.dumps(m.payload, sort_keys=True))
     assert all(len(c) == 1 for c in copies.values()), "one seq, two different events"
+
+
+def test_an_install_upgraded_from_one_journal_file_continues_its_events_after_a_restart(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    sub = subscriber_factory(f"{PREFIX}/#")
+    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    rig.table.play_hand()
+    wait_until(lambda: hands_ended(sub) == 1, 20, "the first hand")
+    assert svc.stop() == 0
+    # the storage dir as an older version left it: the same records, in one journal.jsonl
+    store = tmp_path / "store"
+    segments = sorted((store / "journal").iterdir())
+    legacy = b"".join(p.read_bytes().split(b"\0", 1)[0] for p in segments)
+    for p in segments:
+        p.unlink()
+    (store / "journal").rmdir()
+    (store / "journal.jsonl").write_bytes(legacy)
+    last = max(e["seq"] for e in sub.events())
+
+    svc2 = service_factory(cfg)
+    svc2.start()
+    wait_until(lambda: sum(e["type"] == "service_started" for e in sub.events()) == 2, 20,
+               "the upgraded service")
+    wait_until(lambda: all_devices_online(sub), 20, "devices online again")
+    rig.table.play_hand()
+    wait_until(lambda: hands_ended(sub) == 2, 20, "the second hand")
+    assert svc2.stop() == 0
+    assert not (store / "journal.jsonl").exists()
+    assert (store / "journal" / "000000.jsonl").read_bytes() == legacy
+    public = sub.events("events")
+    assert min(e["seq"] for e in public if e["hand"] == 2) > last  # numbering went on
+    assert_contiguous(public)
+    assert public == [e for e in replay(cfg) if e["type"] not in SECURE]

@@ -1,4 +1,4 @@
-"""``make bench``: throughput of the pipeline and end-to-end latency through mosquitto."""
+"""``make bench``: throughput of the pipeline, end-to-end latency through mosquitto, memory."""
 
 from __future__ import annotations
 
@@ -25,9 +25,15 @@ def machine() -> str:
 def main() -> None:
     p = argparse.ArgumentParser(prog="bench")
     p.add_argument("--frames", type=int, default=100_000)
-    p.add_argument("--latency-seconds", type=float, default=10.0)
-    p.add_argument("--rate", type=int, default=1000)
-    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw"], default=None)
+    p.add_argument("--latency-seconds", type=float, default=10.0,
+                   help="at least this long at each rate")
+    p.add_argument("--rates", default="20,1000", help="frame rates of the latency bench")
+    p.add_argument("--timed", type=int, default=400,
+                   help="at least this many timed events at each rate")
+    p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
+    p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
+    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss"],
+                   default=None)
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -44,7 +50,18 @@ def main() -> None:
     if a.only in (None, "latency"):
         from bench import latency
 
-        latency.run(a.rate, a.latency_seconds)
+        rates = [int(r) for r in a.rates.split(",") if r.strip()]
+        runs = []
+        for i in range(a.runs):
+            if a.runs > 1:
+                print(f"-- latency run {i + 1} of {a.runs}")
+            runs.append(latency.run(rates, a.latency_seconds, a.timed))
+        if a.runs > 1:
+            latency.summary(runs)
+    if a.only in (None, "rss"):
+        from bench import rss
+
+        rss.run(a.hands)
 
 
 if __name__ == "__main__":

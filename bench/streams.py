@@ -46,7 +46,8 @@ class Stream:
         return dev, encode(Frame(dev, seq, ftype, fields))
 
     def hands(self) -> Iterator[tuple[str, bytes, tuple[int, str] | None]]:
-        """(device, bytes, key) where key = (hand, "index:n") for frames that end in an event."""
+        """(device, bytes, key); key names the event a frame ends in: (hand, "index:n") for a
+        card dealt to a seat or burnt, (hand, "board:<street>") for the card completing a street."""
         rng = random.Random(self.seed)
         uids = list(self.deck)
         seats = list(range(1, self.players + 1))
@@ -63,6 +64,7 @@ class Stream:
             yield (*self.line("chips", "CHIPS", f"B{bb}", chip_of(bb)), None)
             dests = [f"S{s}" for s in order] * 2
             streets = [("BURN", "BOARD", "BOARD", "BOARD"), ("BURN", "BOARD"), ("BURN", "BOARD")]
+            names = ("flop", "turn", "river")
             cards = iter(uids)
             i = 0
             for dest in dests:
@@ -80,12 +82,16 @@ class Stream:
                 yield (*self.line("chips", "CHIPS", f"B{s}", ""), None)
             pot = " ".join(chip_of(s) for s in order)
             yield (*self.line("chips", "CHIPS", "POT", pot), None)
-            for street in streets:
-                for dest in street:
+            for name, street in zip(names, streets, strict=True):
+                for k, dest in enumerate(street):
                     i += 1
                     uid = next(cards)
                     yield (*self.line("shoe", "DRAW", uid, "D"), None)
-                    key = (hand, f"index:{i}") if dest == "BURN" else None
+                    key: tuple[int, str] | None = None
+                    if dest == "BURN":
+                        key = (hand, f"index:{i}")
+                    elif k == len(street) - 1:  # the card that completes the street
+                        key = (hand, f"board:{name}")
                     yield (*self.line("cards", "ARR", dest, uid), key)
                 for s in order:
                     yield (*self.line("console", "BTN", "CHECK", str(s)), None)

@@ -1,8 +1,22 @@
-"""The input journal (DESIGN §7): every input, appended before it is processed.
+"""The input journal (DESIGN §7): every input, appended and synced before it is processed.
 
-Group commit: the service appends a batch of inputs, calls ``commit()`` once (one fsync), and
-only then processes them. A crash can therefore lose only inputs that were never processed,
-never one whose events a subscriber has seen.
+Group commit: the service appends a batch of inputs, calls ``commit()`` once (one
+``fdatasync``), and only then processes them. A crash can therefore lose only inputs that were
+never processed, never one whose events a subscriber has seen.
+
+Layout: the journal is a folder of segments, ``journal/000001.jsonl``, ``000002.jsonl``, …,
+each a JSON-lines file in the DESIGN §7 record format. A segment is preallocated to a fixed
+size (``SEGMENT_BYTES``) when it is created, so an append never changes the file's size and the
+sync of a batch writes the data and nothing else; the rest of a segment is zero bytes, and a
+reader stops at the first zero byte (JSON text never contains one: a NUL in a frame is written
+as ``\\u0000``). A segment is full when the next line does not fit; the next one is created.
+
+An older install kept one growing ``journal.jsonl`` beside the folder. ``adopt_legacy`` moves it
+into the folder as segment ``000000.jsonl``, so that it is replayed first and the folder alone
+is the whole journal.
+
+Positions (``Position``: segment number and byte offset) name a point in the journal; a
+checkpoint of the core's state will record the position it stands for.
 """
 
 from __future__ import annotations
@@ -10,23 +24,268 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from tablesvc.core.inputs import FrameIn, Input, input_from_record, record_of
 
-JOURNAL_NAME = "journal.jsonl"
+JOURNAL_DIR = "journal"
+"""The segments' folder in the storage dir."""
+LEGACY_NAME = "journal.jsonl"
+"""The single journal file of installs from before segments."""
+SEGMENT_SUFFIX = ".jsonl"
+SEGMENT_BYTES = 64 << 20
+"""Preallocated size of a segment: about 600,000 inputs."""
+LEGACY_SEGMENT = 0
+FIRST_SEGMENT = 1
+_CHUNK = 1 << 20
+
+
+class JournalError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Position:
+    """A point in the journal: the byte ``offset`` in segment number ``segment``."""
+
+    segment: int
+    offset: int
+
+
+def segment_name(number: int) -> str:
+    return f"{number:06d}{SEGMENT_SUFFIX}"
+
+
+def list_segments(folder: Path) -> list[tuple[int, Path]]:
+    """The segments of a journal folder, in order (other files are ignored)."""
+    if not folder.is_dir():
+        return []
+    out = []
+    for p in folder.iterdir():
+        stem = p.name.removesuffix(SEGMENT_SUFFIX)
+        if p.name.endswith(SEGMENT_SUFFIX) and stem.isdigit() and p.is_file():
+            out.append((int(stem), p))
+    return sorted(out)
+
+
+def journal_files(path: Path) -> list[Path]:
+    """The files to read, in order, for what ``tablesvc replay`` is given.
+
+    A file (a segment or a legacy journal) is read alone; a segments folder is read whole; a
+    storage dir is read as its legacy file (if it was never adopted) and then its segments.
+    """
+    if not path.is_dir():
+        return [path]
+    segments = [p for _, p in list_segments(path)]
+    if segments:
+        return segments
+    legacy = path / LEGACY_NAME
+    inner = [p for _, p in list_segments(path / JOURNAL_DIR)]
+    if legacy.is_file() or inner:
+        return ([legacy] if legacy.is_file() else []) + inner
+    return []
+
+
+def read_journal(path: Path) -> Iterator[Input]:
+    """The inputs of a journal in order (see ``journal_files`` for what ``path`` may be).
+
+    A line cut short by a crash at the end of the last file is skipped (it was never
+    processed); any other damage raises ``JournalError`` naming the file and line.
+    """
+    files = journal_files(path)
+    for i, f in enumerate(files):
+        for n, line, whole in _lines(f):
+            if not whole:
+                if i == len(files) - 1:
+                    return  # torn by a crash: never processed
+                raise JournalError(f"{f}:{n}: the segment ends in the middle of a line")
+            try:
+                yield input_from_record(json.loads(line.decode("utf-8")))
+            except ValueError as exc:
+                raise JournalError(f"{f}:{n}: {exc}") from None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line without newline, ended by a newline), up to the first zero byte.
+
+    Read in chunks: a segment is mostly zero padding, never loaded whole.
+    """
+    n = 0
+    rest = b""
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            if not chunk:
+                break
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                chunk = chunk[:nul]
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                n += 1
+                yield n, line, True
+            if nul >= 0:
+                break
+    if rest:
+        yield n + 1, rest, False
+
+
+def whole_end(path: Path) -> int:
+    """The end of the last whole line before the first zero byte (or the end) of a file."""
+    whole = 0
+    end = 0
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            if not chunk:
+                break
+            nul = chunk.find(b"\0")
+            part = chunk if nul < 0 else chunk[:nul]
+            nl = part.rfind(b"\n")
+            if nl >= 0:
+                whole = end + nl + 1
+            end += len(part)
+            if nul >= 0:
+                break
+    return whole
+
+
+def _last_nonzero(f: int, start: int, size: int) -> int:
+    """One past the last non-zero byte in [start, size) of an open file, or ``start``."""
+    last = start
+    pos = start
+    while pos < size:
+        chunk = os.pread(f, min(_CHUNK, size - pos), pos)
+        if not chunk:
+            break
+        stripped = chunk.rstrip(b"\0")
+        if stripped:
+            last = pos + len(stripped)
+        pos += len(chunk)
+    return last
+
+
+def _sync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _preallocate(fd: int, size: int) -> None:
+    try:
+        os.posix_fallocate(fd, 0, size)
+    except OSError:  # a file system without fallocate: a sparse file of the same size
+        os.ftruncate(fd, size)
+
+
+def truncate_torn_tail(path: Path) -> None:
+    """Cut a legacy journal after its last whole line: a line cut short by a crash was never
+    processed. (A segment is repaired by ``Journal`` instead, which keeps its size.)"""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    whole = whole_end(path)
+    if whole != path.stat().st_size:
+        with open(path, "rb+") as f:
+            f.truncate(whole)
+            os.fsync(f.fileno())
+
+
+def adopt_legacy(storage: Path) -> Path | None:
+    """Move an older install's ``journal.jsonl`` into the segments folder as segment 000000.
+
+    Call it after the journal was replayed (so that an error names the file the operator
+    knows). Returns the new path, or None when there was nothing to adopt. Refuses (raises
+    ``JournalError``) when the folder already has a segment 000000.
+    """
+    legacy = storage / LEGACY_NAME
+    if not legacy.is_file():
+        return None
+    folder = storage / JOURNAL_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / segment_name(LEGACY_SEGMENT)
+    if target.exists():
+        raise JournalError(f"{legacy}: both it and {target} exist; keep the one that belongs "
+                           "to this table and move the other away")
+    truncate_torn_tail(legacy)
+    os.rename(legacy, target)
+    _sync_dir(folder)
+    _sync_dir(storage)
+    return target
 
 
 class Journal:
-    """Append-only JSON-lines file of inputs."""
+    """The writer: appends to the last segment of ``folder``, a new one when it is full.
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _truncate_torn_tail(path)
-        self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - lives as long as we do
+    Opening repairs what a crash may have left in the last segment: a torn last line, and
+    any stray bytes after the end of the data (the unsynced tail of the batch being written
+    when the power went, which reached the disk out of order), so that every later append
+    reads back as one contiguous run of whole lines.
+    """
+
+    def __init__(self, folder: Path, segment_bytes: int = SEGMENT_BYTES) -> None:
+        self.folder = folder
+        self.segment_bytes = segment_bytes
+        folder.mkdir(parents=True, exist_ok=True)
+        self._lines: list[str] = []
+        self._fd = -1
+        self.segment = 0
+        self._offset = 0
+        self._size = 0
         self.appended = 0
+        segments = list_segments(folder)
+        last = segments[-1] if segments else None
+        if last is not None and last[0] != LEGACY_SEGMENT and self._reopen(*last):
+            return
+        self._new_segment(last[0] + 1 if last is not None else FIRST_SEGMENT)
 
+    # ------------------------------------------------------------------ segments
+    def _reopen(self, number: int, path: Path) -> bool:
+        """Continue ``path`` if it is a preallocated segment with room left."""
+        whole = whole_end(path)
+        fd = os.open(path, os.O_RDWR)
+        size = os.fstat(fd).st_size
+        stray = _last_nonzero(fd, whole, size)
+        if stray > whole:  # a torn line, or stray bytes of an unsynced write: never processed
+            for at in range(whole, stray, _CHUNK):
+                os.pwrite(fd, bytes(min(_CHUNK, stray - at)), at)
+            os.fdatasync(fd)
+        if whole == 0 and size < self.segment_bytes:  # created, never preallocated: a crash
+            _preallocate(fd, self.segment_bytes)
+            os.fsync(fd)
+            size = os.fstat(fd).st_size
+        if size <= whole:  # full, or not preallocated: start the next one
+            os.close(fd)
+            return False
+        self._fd, self.segment, self._offset, self._size = fd, number, whole, size
+        return True
+
+    def _new_segment(self, number: int, at_least: int = 0) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+        path = self.folder / segment_name(number)
+        size = max(self.segment_bytes, at_least)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        _preallocate(fd, size)
+        os.fsync(fd)
+        _sync_dir(self.folder)
+        self._fd, self.segment, self._offset, self._size = fd, number, 0, size
+
+    @property
+    def path(self) -> Path:
+        """The segment being written."""
+        return self.folder / segment_name(self.segment)
+
+    @property
+    def position(self) -> Position:
+        """Where the next committed line will start (everything before it is durable once
+        ``commit`` returned)."""
+        return Position(self.segment, self._offset)
+
+    # ------------------------------------------------------------------ writing
     def append(self, inp: Input) -> None:
         if isinstance(inp, FrameIn):
             # the common case, written without building a dict: the same line json.dumps
@@ -35,56 +294,38 @@ class Journal:
                     f"{json.dumps(inp.frame, ensure_ascii=False)}}}\n")
         else:
             line = json.dumps(record_of(inp), ensure_ascii=False) + "\n"
-        self._f.write(line)
+        self._lines.append(line)
         self.appended += 1
 
     def commit(self) -> None:
-        """Make everything appended so far durable."""
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        """Make everything appended so far durable: one write and one fdatasync per segment
+        the batch touches (one, unless the segment fills up)."""
+        if not self._lines:
+            return
+        data = "".join(self._lines).encode("utf-8")
+        self._lines = []
+        while data:
+            room = self._size - self._offset
+            if len(data) <= room:
+                self._write(data)
+                return
+            cut = data.rfind(b"\n", 0, room) + 1  # whole lines only
+            if cut:
+                self._write(data[:cut])
+                data = data[cut:]
+            first = data.find(b"\n") + 1
+            self._new_segment(self.segment + 1, at_least=first)
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.pwrite(self._fd, view, self._offset)
+            self._offset += n
+            view = view[n:]
+        os.fdatasync(self._fd)
 
     def close(self) -> None:
-        if not self._f.closed:
+        if self._fd >= 0:
             self.commit()
-            self._f.close()
-
-
-def _truncate_torn_tail(path: Path) -> None:
-    """Drop a last line cut short by a crash: its input was never processed."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with open(path, "rb+") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - 1))
-        if f.read(1) == b"\n":
-            return
-        block = 4096
-        pos = size
-        while pos > 0:
-            start = max(0, pos - block)
-            f.seek(start)
-            chunk = f.read(pos - start)
-            nl = chunk.rfind(b"\n")
-            if nl >= 0:
-                f.truncate(start + nl + 1)
-                return
-            pos = start
-        f.truncate(0)
-
-
-class JournalError(ValueError):
-    pass
-
-
-def read_journal(path: Path) -> Iterator[Input]:
-    """The inputs of a journal in order. A torn last line is skipped; other damage raises."""
-    with open(path, encoding="utf-8") as f:
-        lines = f.readlines()
-    for n, line in enumerate(lines, 1):
-        if not line.endswith("\n") and n == len(lines):
-            return  # torn by a crash: never processed
-        try:
-            yield input_from_record(json.loads(line))
-        except ValueError as exc:
-            raise JournalError(f"{path}:{n}: {exc}") from None
+            os.close(self._fd)
+            self._fd = -1

@@ -1,19 +1,46 @@
-"""MQTT publishing (DESIGN §9): the outbox drained to the broker, in seq order, at QoS 1.
+"""MQTT publishing (DESIGN §9): events to the broker in seq order at QoS 1, commands in.
 
-A message leaves the outbox's send queue only when its PUBACK arrives (tracked through
-``on_publish``). paho keeps unacknowledged QoS 1 messages across reconnects and sends them
-again itself, so after a reconnect we simply continue; after a restart we start again from the
-oldest unacknowledged message. The in-flight window is capped and every ``publish()`` result is
-checked, so a refused publish stays in the outbox for the next attempt instead of vanishing.
+The pipeline ``submit``s the events of a batch the moment its journal sync returned; they go
+out from memory, without waiting for the outbox, which records them (and, from here, their
+acknowledgements) on its own thread. A route whose memory queue grows past
+``QUEUE_MAX`` (the broker is down, say) is *spilled*: its queue is dropped and the route is
+read back from the outbox, in seq order, until it has caught up; a service starts with every
+route spilled, which is how the unacknowledged events of a previous run are sent again.
+
+An event leaves the send queue only when its PUBACK arrives. paho keeps unacknowledged QoS 1
+messages across reconnects and sends them again itself, so after a reconnect we simply
+continue. The in-flight window is capped and every ``publish()`` result is checked, so a
+refused publish stays queued for the next attempt instead of vanishing.
+
+How a PUBACK finds its message. paho calls ``on_publish`` while holding the lock that
+``publish()`` takes, so ``publish()`` cannot be called under a lock that ``on_publish`` takes
+(the two threads would wait for each other). Instead:
+
+1. only the publisher thread calls ``publish()`` — events, retained state and device health,
+   status and command replies alike (``stop`` publishes the last status after that thread
+   ended) — and it records the returned message id in ``_inflight`` under ``_lock`` right away;
+2. ``on_publish`` only appends (mid, reason) to ``_acked`` under ``_lock``; it looks nothing up;
+3. the publisher thread matches ``_acked`` against ``_inflight``, between two of its
+   publishes, so a PUBACK it matches belongs to a message it has already recorded. The ids
+   in flight are unique (paho reuses an id only once its message was acknowledged); should an
+   id come round again before its earlier PUBACK was matched, the PUBACKs of that id still
+   arrive in publish order, and ``_inflight`` keeps the messages of an id oldest first.
+
+Every map here is bounded: ``_inflight`` and ``_acked`` by paho's window (``mqtt.inflight``),
+the retained snapshots by their topics (latest value only), the route queues by
+``QUEUE_MAX``. No lock of this module is ever taken by the pipeline thread: it only appends to
+a deque and sets an event.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import ssl
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +50,43 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from tablesvc.config.table import MqttSection
 from tablesvc.pipeline.clock import now_ms
-from tablesvc.pipeline.outbox import Outbox
+from tablesvc.pipeline.outbox import Message, Outbox
 
-log = structlog.get_logger("tablesvc.publisher")
+log = structlog.get_logger("tablesvc.pipeline.publisher")
 
 ROUTES = ("events", "alerts", "secure/events")
 V5_ANSWER_TIMEOUT_MS = 3000
 """With protocol "auto", a broker that does not answer a v5 CONNECT by then gets 3.1.1."""
+QUEUE_MAX = 10_000
+"""Messages of one route kept in memory; beyond that the route is read from the outbox."""
+OUTBOX_BATCH = 500
+IDLE_WAIT_S = 0.05
 CommandHandler = Callable[[str, dict[str, Any]], None]
 RefusedHandler = Callable[[int, str], None]
 
 
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What a message id in flight stands for: an event (seq, route) or a retained snapshot
+    (topic below the prefix), or neither (status, a command reply)."""
+
+    seq: int = 0
+    route: str = ""
+    retained: str = ""
+
+
+@dataclass(slots=True)
+class _Route:
+    queue: collections.deque[Message] = field(default_factory=collections.deque)
+    cursor: int = 0
+    """The highest seq handed to paho (in flight or acknowledged)."""
+    spilled: bool = True
+    seen: int = 0
+    """The highest seq submitted (or, at start, recorded in the outbox)."""
+
+
 class Publisher:
-    """Drains the outbox to one broker and takes commands in."""
+    """Sends events to one broker and takes commands in."""
 
     def __init__(
         self,
@@ -61,12 +112,21 @@ class Publisher:
         self.password = password
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._drained = threading.Event()
+        # shared with paho's callbacks, held for a few dict/list operations, never across I/O
         self._lock = threading.Lock()
-        self._inflight: dict[int, tuple[int, str]] = {}
-        self._early: dict[int, tuple[int, bool, str]] = {}  # mid acked before we stored it
-        self._acks: list[tuple[int, str]] = []
-        self._cursor = dict.fromkeys(ROUTES, 0)
+        self._inflight: dict[int, collections.deque[Sent]] = {}
+        self._count = 0  # messages in _inflight
+        self._acked: list[tuple[int, bool, str]] = []
+        # handed over by other threads (deque.append/popleft are atomic)
+        self._inbox: collections.deque[tuple[str, Any]] = collections.deque()
+        # the publisher thread's own state
+        self._routes = {r: _Route() for r in ROUTES}
         self._retained: dict[str, str] = {}
+        self._retained_sent: dict[str, str] = {}
+        self._retained_busy: set[str] = set()
+        self._replies: collections.deque[tuple[str, str]] = collections.deque()
+        self._greet = False
         self._connected = threading.Event()
         self._protocol = mqtt.MQTTv5 if cfg.protocol in ("5", "auto") else mqtt.MQTTv311
         self._v5_failures = 0
@@ -75,6 +135,7 @@ class Publisher:
         self._thread: threading.Thread | None = None
         self.published = 0
         self.refused = 0
+        self.peak_inflight = 0
         self._client = self._make_client()
 
     # ------------------------------------------------------------------ setup
@@ -103,7 +164,11 @@ class Publisher:
         return c
 
     def start(self) -> None:
+        """Connect and start sending; what the outbox holds unacknowledged goes first."""
         self._started_ms = now_ms()
+        high = self.outbox.high_seq()
+        for r in self._routes.values():
+            r.seen = max(r.seen, high)
         self._client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
         self._client.loop_start()
         self._thread = threading.Thread(target=self._run, name="publisher", daemon=True)
@@ -112,18 +177,15 @@ class Publisher:
     def stop(self, drain_s: float = 2.0) -> None:
         """Stop after trying for ``drain_s`` to get what is queued acknowledged."""
         deadline = now_ms() + int(drain_s * 1000)
-        while self._connected.is_set() and now_ms() < deadline:
+        self._drained.clear()
+        while self._connected.is_set() and now_ms() < deadline and self._thread_alive():
             self._wake.set()
-            with self._lock:
-                idle = not self._inflight
-            if idle and self.outbox.unacked_count() == 0:
+            if self._drained.wait(0.05):
                 break
-            self._stop.wait(0.05)
         self._stop.set()
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=5)
-        self._flush_acks()
         if self._connected.is_set():
             info = self._client.publish(self.topic("status"),
                                         json.dumps({"state": "offline", "version": self.version,
@@ -134,28 +196,43 @@ class Publisher:
         self._client.disconnect()
         self._client.loop_stop()
 
+    def _thread_alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     @property
     def connected(self) -> bool:
         return self._connected.is_set()
 
+    # ------------------------------------------------------------------ other threads hand in
+    def submit(self, messages: Sequence[Message]) -> None:
+        """Events ready to go (their inputs' journal sync has returned). Never blocks."""
+        if messages:
+            self._inbox.append(("messages", messages))
+            self._wake.set()
+
     def wake(self) -> None:
-        """New messages are in the outbox."""
+        """Look at the outbox again now."""
         self._wake.set()
 
     def set_retained(self, sub: str, payload: dict[str, Any]) -> None:
-        """Publish a retained snapshot now (if connected) and again on every reconnect."""
-        text = json.dumps(payload, separators=(",", ":"))
-        with self._lock:
-            if self._retained.get(sub) == text:
-                return
-            self._retained[sub] = text
-        if self._connected.is_set():
-            self._client.publish(self.topic(sub), text, qos=1, retain=True)
+        """A retained snapshot for ``sub``: published soon (only the latest value of a topic
+        is kept) and again on every reconnect. Never blocks."""
+        self._inbox.append(("retained", (sub, json.dumps(payload, separators=(",", ":")))))
+        self._wake.set()
 
     def reply(self, cmd: str, payload: dict[str, Any]) -> None:
         """Answer a command on ``cmd/<name>/reply`` (best effort: replies are not events)."""
-        self._client.publish(self.topic(f"cmd/{cmd}/reply"),
-                             json.dumps(payload, separators=(",", ":")), qos=1)
+        self._inbox.append(("reply", (self.topic(f"cmd/{cmd}/reply"),
+                                      json.dumps(payload, separators=(",", ":")))))
+        self._wake.set()
+
+    def tracking(self) -> dict[str, int]:
+        """Sizes of the bookkeeping (for tests and benchmarks: all of them stay bounded)."""
+        with self._lock:
+            inflight, ids, acked = self._count, len(self._inflight), len(self._acked)
+        return {"inflight": inflight, "ids": ids, "acked": acked, "retained": len(self._retained),
+                "queued": sum(len(r.queue) for r in self._routes.values()),
+                "replies": len(self._replies), "inbox": len(self._inbox)}
 
     # ------------------------------------------------------------------ paho callbacks
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
@@ -167,17 +244,12 @@ class Publisher:
                     rc.value in (1, 132)):
                 self._v5_failures = 99
             return
-        self._connected.set()
         self._ever_connected = True
         log.info("connected to broker", host=self.cfg.host, port=self.cfg.port,
                  protocol="5" if self._protocol == mqtt.MQTTv5 else "3.1.1")
         client.subscribe(self.topic("cmd/+"), qos=1)
-        client.publish(self.topic("status"), json.dumps(
-            {"state": "online", "version": self.version, "boot": self.boot}), qos=1, retain=True)
-        with self._lock:
-            retained = list(self._retained.items())
-        for sub, text in retained:
-            client.publish(self.topic(sub), text, qos=1, retain=True)
+        self._greet = True  # the publisher thread says online and republishes the retained
+        self._connected.set()
         self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
@@ -192,21 +264,9 @@ class Publisher:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, rc: Any,
                     props: Any = None) -> None:
         failed = bool(getattr(rc, "is_failure", False))
-        reason = str(rc)
         with self._lock:
-            key = self._inflight.pop(mid, None)
-            if key is None:
-                self._early[mid] = (mid, failed, reason)
-                return
-            self._acks.append(key)
-        if failed:
-            self._refused(key, reason)
-
-    def _refused(self, key: tuple[int, str], reason: str) -> None:
-        self.refused += 1
-        log.error("broker refused a message", seq=key[0], route=key[1], reason=reason)
-        if key[1] != "alerts":
-            self.on_refused(key[0], reason)
+            self._acked.append((mid, failed, str(rc) if failed else ""))
+        self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         name = msg.topic.rsplit("/", 1)[-1]
@@ -221,24 +281,30 @@ class Publisher:
             return
         self.on_command(name, body)
 
-    # ------------------------------------------------------------------ sending
+    # ------------------------------------------------------------------ the publisher thread
     def _run(self) -> None:
-        last_purge = 0
-        while not self._stop.is_set():
-            self._wake.wait(0.05)
-            self._wake.clear()
+        while True:
+            stopping = self._stop.is_set()
             try:
                 self._maybe_fallback()
-                self._flush_acks()
-                if self._connected.is_set():
-                    self._send_due()
-                now = now_ms()
-                if now - last_purge > 60_000:
-                    last_purge = now
-                    self.outbox.purge(now - self.cfg.retention_s * 1000)
+                self._take_inbox()
+                self._match_acks()
+                timeout = IDLE_WAIT_S
+                if self._connected.is_set() and not stopping:
+                    if self._greet:
+                        self._greet = False
+                        self._say_online()
+                    timeout = self._send()
+                    if self._idle():
+                        self._drained.set()
             except Exception:  # never let the sender die; the outbox keeps everything
                 log.exception("publisher loop error")
                 self._stop.wait(0.5)
+                timeout = IDLE_WAIT_S
+            if stopping:
+                return
+            self._wake.wait(timeout)
+            self._wake.clear()
 
     def _maybe_fallback(self) -> None:
         if self.cfg.protocol != "auto" or self._protocol != mqtt.MQTTv5:
@@ -252,48 +318,169 @@ class Publisher:
         log.info("broker does not answer MQTT 5; falling back to 3.1.1")
         self._client.loop_stop()
         self._protocol = mqtt.MQTTv311
+        with self._lock:  # the old client's messages are gone with it: send them again
+            self._inflight.clear()
+            self._count = 0
+            self._acked.clear()
+        for r in self._routes.values():
+            r.queue.clear()
+            r.spilled = True
+            r.cursor = 0
+        self._retained_sent.clear()
+        self._retained_busy.clear()
         self._client = self._make_client()
         self._client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
         self._client.loop_start()
 
-    def _flush_acks(self) -> None:
-        with self._lock:
-            acks, self._acks = self._acks, []
-        if acks:
-            self.outbox.ack(acks, now_ms())
+    def _take_inbox(self) -> None:
+        while self._inbox:
+            kind, item = self._inbox.popleft()
+            if kind == "messages":
+                for m in item:
+                    r = self._routes[m.route]
+                    r.seen = max(r.seen, m.seq)
+                    if r.spilled or m.seq <= r.cursor:
+                        continue  # the outbox has it (or will have it) for the spilled route
+                    if len(r.queue) >= QUEUE_MAX:
+                        log.info("send queue full; reading the route from the outbox",
+                                 route=m.route, queued=len(r.queue))
+                        r.queue.clear()
+                        r.spilled = True
+                        continue
+                    r.queue.append(m)
+            elif kind == "retained":
+                sub, text = item
+                self._retained[sub] = text
+            else:
+                if len(self._replies) >= QUEUE_MAX:
+                    self._replies.popleft()  # best effort: the oldest reply goes
+                self._replies.append(item)
 
-    def _send_due(self) -> None:
+    def _match_acks(self) -> None:
+        """Settle what the broker acknowledged. Called by the publisher thread only, between
+        two publishes, so every message the broker can have acknowledged is recorded."""
+        with self._lock:
+            acked, self._acked = self._acked, []
+            sent = []
+            for mid, failed, reason in acked:
+                waiting = self._inflight.get(mid)
+                if not waiting:
+                    continue  # the last status, published by stop() after this thread ended
+                sent.append((waiting.popleft(), failed, reason))
+                if not waiting:
+                    del self._inflight[mid]
+            self._count -= len(sent)
+        keys: list[tuple[int, str]] = []
+        for what, failed, reason in sent:
+            if what.route:
+                keys.append((what.seq, what.route))
+                if failed:
+                    self._refused(what, reason)
+            elif what.retained:
+                self._retained_busy.discard(what.retained)
+                if failed:
+                    log.error("broker refused a retained message", topic=what.retained,
+                              reason=reason)
+        if keys:
+            self.outbox.post_acks(keys, now_ms())
+
+    def _refused(self, what: Sent, reason: str) -> None:
+        self.refused += 1
+        log.error("broker refused a message", seq=what.seq, route=what.route, reason=reason)
+        if what.route != "alerts":
+            self.on_refused(what.seq, reason)
+
+    def _publish(self, topic: str, payload: str, what: Sent, retain: bool = False) -> bool:
+        """Publish and record the message id at once; False if paho did not take it."""
+        info = self._client.publish(topic, payload, qos=1, retain=retain)
+        if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
+            # the window is full: it stays queued for next time
+            log.debug("publish deferred", topic=topic, rc=int(info.rc))
+            return False
+        # (NO_CONN: paho queued it and sends it once reconnected)
+        with self._lock:
+            # a list per id: should paho reuse an id before we matched its earlier message's
+            # PUBACK, the PUBACKs of that id still arrive in publish order, oldest first
+            self._inflight.setdefault(info.mid, collections.deque()).append(what)
+            self._count += 1
+            self.peak_inflight = max(self.peak_inflight, self._count)
+        return True
+
+    def _room(self) -> int:
+        with self._lock:
+            return self.cfg.inflight - self._count
+
+    def _say_online(self) -> None:
+        self._publish(self.topic("status"), json.dumps(
+            {"state": "online", "version": self.version, "boot": self.boot}), Sent(),
+            retain=True)
+        self._retained_sent.clear()
+        self._retained_busy.clear()
+
+    def _send(self) -> float:
+        """Publish what is due; returns how long the thread may wait before looking again."""
         now = now_ms()
-        for route in ROUTES:
-            with self._lock:
-                room = self.cfg.inflight - len(self._inflight)
-            if room <= 0:
-                return
-            batch = self.outbox.pending(route, self._cursor[route], min(room, 500))
+        wait_ms = IDLE_WAIT_S * 1000
+        room = self._room()
+        for name, r in self._routes.items():
+            if r.spilled:
+                room = self._send_from_outbox(name, r, now, room)
+                continue
+            while r.queue and room > 0:
+                msg = r.queue[0]
+                if msg.not_before > now:
+                    wait_ms = min(wait_ms, msg.not_before - now)
+                    break  # later ones are delayed at least as long
+                if not self._publish(self.topic(name), msg.payload, Sent(msg.seq, name)):
+                    return IDLE_WAIT_S
+                room -= 1
+                r.queue.popleft()
+                r.cursor = msg.seq
+                self.published += 1
+        # retained snapshots: one in flight per topic, the latest value
+        for sub, text in self._retained.items():
+            if sub in self._retained_busy or self._retained_sent.get(sub) == text:
+                continue
+            if room <= 0 or not self._publish(self.topic(sub), text, Sent(retained=sub),
+                                              retain=True):
+                break
+            room -= 1
+            self._retained_busy.add(sub)
+            self._retained_sent[sub] = text
+        while self._replies and room > 0:
+            topic, text = self._replies[0]
+            if not self._publish(topic, text, Sent()):
+                break
+            room -= 1
+            self._replies.popleft()
+        return max(0.001, wait_ms / 1000)
+
+    def _send_from_outbox(self, name: str, r: _Route, now: int, room: int) -> int:
+        """A spilled route: what the outbox has after the cursor, until it has caught up.
+        Returns the room left in the window."""
+        while room > 0:
+            written = self.outbox.written_seq
+            batch = self.outbox.pending(name, r.cursor, min(room, OUTBOX_BATCH))
+            if not batch:
+                if written >= r.seen:  # everything submitted so far was there: live again
+                    r.spilled = False
+                return room
             for msg in batch:
                 if msg.not_before > now:
-                    break  # later ones are delayed at least as long
-                info = self._client.publish(self.topic(route), msg.payload, qos=1)
-                if info.rc != MQTTErrorCode.MQTT_ERR_SUCCESS:
-                    # window full or connection lost: it stays in the outbox for next time
-                    log.debug("publish deferred", seq=msg.seq, rc=int(info.rc))
-                    if info.rc == MQTTErrorCode.MQTT_ERR_NO_CONN:
-                        self._track(info.mid, msg.seq, route)  # paho queued it; it resends
-                        self._cursor[route] = msg.seq
-                    break
-                self._track(info.mid, msg.seq, route)
-                self._cursor[route] = msg.seq
+                    return room  # later ones are delayed at least as long
+                if not self._publish(self.topic(name), msg.payload, Sent(msg.seq, name)):
+                    return 0
+                room -= 1
+                r.cursor = msg.seq
                 self.published += 1
+        return room
 
-    def _track(self, mid: int, seq: int, route: str) -> None:
+    def _idle(self) -> bool:
         with self._lock:
-            early = self._early.pop(mid, None)
-            if early is None:
-                self._inflight[mid] = (seq, route)
-                return
-            self._acks.append((seq, route))
-        if early[1]:
-            self._refused((seq, route), early[2])
+            if self._count or self._acked:
+                return False
+        return not self._inbox and all(not r.queue and not r.spilled
+                                       for r in self._routes.values())
 
 
 def read_password(path: str) -> str | None:

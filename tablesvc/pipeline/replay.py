@@ -17,7 +17,7 @@ from tablesvc.core.inputs import Input
 from tablesvc.core.table import Output, TableCore
 from tablesvc.pipeline.journal import read_journal
 
-log = structlog.get_logger("tablesvc.replay")
+log = structlog.get_logger("tablesvc.pipeline.replay")
 
 
 def apply_input(core: TableCore, inp: Input) -> Output | None:

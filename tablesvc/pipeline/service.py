@@ -1,10 +1,13 @@
-"""The edge service: transports -> journal -> core -> outbox -> publisher.
+"""The edge service: transports -> journal -> core -> publisher (and, beside it, the outbox).
 
 One thread runs the pipeline, in batches: take whatever inputs are waiting, append them to the
-journal, fsync once, apply them to the core, commit the resulting events to the outbox in one
-transaction, wake the publisher. Durability is paid once per batch, not once per frame, so it
-does not cap throughput; and because the journal is durable before anything derived from it,
-a crash can never leave the broker with an event the journal cannot reproduce.
+journal, fdatasync once, apply them to the core, and hand the resulting events to the
+publisher, which sends them at once, and to the outbox, whose own thread records them. The
+journal's sync is the only one an event waits for: durability is paid once per batch, not
+once per frame, so it does not cap throughput; and because the journal is durable before
+anything derived from it, a crash can never leave the broker with an event the journal cannot
+reproduce. After a crash the journal is replayed, every event is derived again, and the outbox
+is given those it had not recorded yet (see ``tablesvc.pipeline.outbox``).
 """
 
 from __future__ import annotations
@@ -27,12 +30,18 @@ from tablesvc.core import events as ev
 from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline.clock import frame_in, now_ms, stamp
-from tablesvc.pipeline.journal import JOURNAL_NAME, Journal, read_journal
+from tablesvc.pipeline.journal import (
+    JOURNAL_DIR,
+    Journal,
+    adopt_legacy,
+    journal_files,
+    read_journal,
+)
 from tablesvc.pipeline.outbox import OUTBOX_NAME, Message, Outbox
 from tablesvc.pipeline.publisher import Publisher, read_password
 from tablesvc.pipeline.replay import apply_input
 
-log = structlog.get_logger("tablesvc.service")
+log = structlog.get_logger("tablesvc.pipeline.service")
 
 BATCH_MAX = 2000
 
@@ -107,13 +116,16 @@ class Service:
 
     # ------------------------------------------------------------------ lifecycle
     def recover(self) -> int:
-        """Rebuild the state from the journal; hand the outbox what it is missing."""
-        path = self.storage / JOURNAL_NAME
-        if not path.exists():
+        """Rebuild the state from the journal; hand the outbox what it is missing.
+
+        The journal of an older install (one ``journal.jsonl``) is replayed first and then
+        moved into the segments folder, so that nothing recorded before an upgrade is lost.
+        """
+        if not journal_files(self.storage):
             return 0
         high = self.outbox.high_seq()
         count, pending = 0, []
-        for inp in read_journal(path):
+        for inp in read_journal(self.storage):
             out = apply_input(self.core, inp)
             count += 1
             if out is None:
@@ -125,13 +137,18 @@ class Service:
                 self.outbox.add(pending)
                 pending = []
         self.outbox.add(pending)
+        adopted = adopt_legacy(self.storage)
+        if adopted is not None:
+            log.info("journal of an older install moved into the segments folder",
+                     path=str(adopted))
         log.info("state recovered from journal", inputs=count, last_seq=self.core.seq,
                  outbox_high_seq=high)
         return count
 
     def start(self) -> None:
         self.recover()
-        self.journal = Journal(self.storage / JOURNAL_NAME)
+        self.journal = Journal(self.storage / JOURNAL_DIR)
+        self.outbox.start(retention_ms=self.cfg.mqtt.retention_s * 1000)
         boot = self.core.boot + 1
         self.publisher = Publisher(
             self.cfg.mqtt,
@@ -262,9 +279,10 @@ class Service:
         if not batch:
             return 0
         assert self.journal is not None
+        self.outbox.check()  # a failed outbox writer stops the service (the restart recovers)
         for inp in batch:
             self.journal.append(inp)
-        self.journal.commit()
+        self.journal.commit()  # the one sync between these inputs and their events
         messages: list[Message] = []
         outputs: list[Output] = []
         for inp in batch:
@@ -274,7 +292,10 @@ class Service:
             outputs.append(out)
             if out.events:
                 messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
-        self.outbox.add(messages)
+        if messages:
+            self.outbox.post(messages)  # recorded by the outbox's own thread
+            if self.publisher is not None:
+                self.publisher.submit(messages)  # sent now, from memory
         self.stats.inputs += len(batch)
         self.stats.batches += 1
         self._after(outputs)
@@ -284,7 +305,8 @@ class Service:
         """Keep every finished hand as a PHH file next to the journal."""
         folder = self.storage / "hands"
         try:
-            folder.mkdir(exist_ok=True)
+            if not folder.is_dir():
+                folder.mkdir(mode=0o700)  # hole cards: readable by the service's user only
             (folder / f"{e.table}-{e.hand or 0:06d}.phh").write_text(e.phh, encoding="utf-8")
         except OSError as exc:
             log.error("hand history not written", hand=e.hand, error=str(exc))
@@ -293,7 +315,6 @@ class Service:
         pub = self.publisher
         if pub is None:
             return
-        pub.wake()
         for out in outputs:
             self.stats.events += len(out.events)
             for e in out.events:

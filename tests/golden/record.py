@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -66,7 +67,7 @@ from tablesvc.core.inputs import (
     parse_ts,
 )
 from tablesvc.core.table import TableCore
-from tablesvc.pipeline.journal import Journal
+from tablesvc.pipeline.journal import Journal, journal_files
 from tablesvc.pipeline.replay import apply_input
 from tablesvc.pipeline.service import build_core
 
@@ -530,6 +531,14 @@ def config_text(case: Case) -> str:
     return "\n".join(lines)
 
 
+def one_file(segments: Path, target: Path) -> None:
+    """A golden journal is one file: the lines of the service's journal segments, in order,
+    without their zero padding (``tablesvc replay`` reads such a file as it reads a folder)."""
+    with target.open("wb") as out:
+        for f in journal_files(segments):
+            out.write(f.read_bytes().split(b"\0", 1)[0])
+
+
 def replay_cli(journal: Path, config: Path) -> bytes:
     """The stdout of ``tablesvc replay``, exactly."""
     done = subprocess.run([sys.executable, "-m", "tablesvc.commands.cli", "replay", str(journal),
@@ -581,10 +590,14 @@ def record(case: Case, reg: Registry) -> None:
         wanted = record_live(case, journal_path)
     else:
         core = build_core(load_config(config), config)  # exactly as replay builds it
-        journal = Journal(journal_path)
+        segments = folder / "journal.segments"
+        shutil.rmtree(segments, ignore_errors=True)
+        journal = Journal(segments)
         pipeline = Pipeline(core, journal)
         wanted = case.play(Wire(pipeline), reg)
         journal.close()
+        one_file(segments, journal_path)
+        shutil.rmtree(segments)
         if pipeline.failed:
             raise SystemExit(f"{case.name}: {pipeline.failed} inputs failed in the core")
         published = "".join(e.model_dump_json() + "\n" for e in pipeline.events).encode()
@@ -606,7 +619,6 @@ def record(case: Case, reg: Registry) -> None:
 def record_live(case: Case, journal: Path) -> list[str]:
     """Run ``tablesvc run`` on virtual devices (ptys) and mosquitto, as the end-to-end tests
     do; keep its journal. Needs mosquitto; takes about half a minute."""
-    import shutil
     import signal
     import tempfile
     import time
@@ -632,7 +644,7 @@ def record_live(case: Case, journal: Path) -> list[str]:
                      f'[storage]\ndir = "{tmp / "store"}"\n')
             run_config = tmp / "table.toml"
             run_config.write_text(text, encoding="utf-8")
-            live = tmp / "store" / "journal.jsonl"
+            live = tmp / "store" / "journal"
             with open(tmp / "service.log", "ab") as log:
                 proc = subprocess.Popen([sys.executable, "-m", "tablesvc.commands.cli", "run",
                                          "--config", str(run_config), "--log", "json"],
@@ -663,7 +675,7 @@ def record_live(case: Case, journal: Path) -> list[str]:
         if proc.returncode != 0:
             raise SystemExit(f"{case.name}: the service exited with {proc.returncode}:\n"
                              + (tmp / "service.log").read_text(errors="replace")[-3000:])
-        shutil.copyfile(live, journal)
+        one_file(live, journal)
     return ["showdown", "offline", "button_moves"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -115,4 +116,87 @@ def test_a_message_the_broker_refuses_is_reported_and_not_retried(tmp_path: Path
         assert pub.published == sent  # an alert, not a retry
     finally:
         pub.stop()
+        broker.stop()
+
+
+def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
+        tmp_path: Path) -> None:
+    """paho numbers messages in flight with a 16-bit id; after 65,535 publishes the ids come
+    round again. The broker refuses every seventh event (its ACL denies secure/events), so a
+    PUBACK matched to the wrong message would show as a refusal of a public event or an
+    accepted secure one. Retained state and replies are published all along, as the service
+    does: their PUBACKs must not settle an event either, and no bookkeeping may grow."""
+    acl = tmp_path / "acl"
+    acl.write_text("topic write tablesvc/v1/v/t/status\ntopic write tablesvc/v1/v/t/events\n"
+                   "topic write tablesvc/v1/v/t/state\ntopic write tablesvc/v1/v/t/cmd/+/reply\n"
+                   "topic read tablesvc/v1/v/t/cmd/+\ntopic read tablesvc/v1/v/t/events\n")
+    store = tmp_path / "broker"
+    store.mkdir()
+    broker = Mosquitto(store, f"acl_file {acl}\n")
+    broker.start()
+    total, first = 70_000, 30_000
+    secure = {s for s in range(1, total + 1) if s % 7 == 0}
+
+    def message(seq: int) -> Message:
+        return Message(seq, "secure/events" if seq in secure else "events", event(seq), 0, 0)
+
+    outbox = Outbox(tmp_path / "o.sqlite")
+    outbox.add([message(s) for s in range(1, first + 1)])  # the backlog of a restart
+    outbox.start()
+    refused: list[int] = []
+    pub = Publisher(MqttSection(port=broker.port, protocol="5", inflight=1000),
+                    "tablesvc/v1/v/t", outbox, on_command=lambda n, b: None,
+                    on_refused=lambda seq, reason: refused.append(seq),
+                    client_id="pub-wrap", version="t")
+    sub = Subscriber(broker.port, "tablesvc/v1/v/t/events")
+    stop = threading.Event()
+
+    def chatter() -> None:  # the retained snapshot after every batch, and command replies
+        n = 0
+        while not stop.is_set():
+            n += 1
+            pub.set_retained("state", {"n": n})
+            if n % 50 == 0:
+                pub.reply("seat", {"request_id": n, "ok": True, "error": None, "data": None})
+            time.sleep(0.001)
+
+    peak: dict[str, int] = {}
+
+    def sample() -> None:
+        for k, v in pub.tracking().items():
+            peak[k] = max(peak.get(k, 0), v)
+
+    pub.start()
+    talker = threading.Thread(target=chatter, daemon=True)
+    talker.start()
+    try:
+        # the rest handed over live, batch by batch, as the pipeline does
+        for lo in range(first + 1, total + 1, 500):
+            batch = [message(s) for s in range(lo, min(lo + 500, total + 1))]
+            outbox.post(batch)
+            pub.submit(batch)
+            sample()
+            wait_until(lambda: pub.tracking()["queued"] < 5000, 60, "the queue to drain")
+        wait_until(lambda: outbox.flush() and outbox.unacked_count() == 0, 120,
+                   "every message settled")
+        stop.set()
+        talker.join(5)
+        wait_until(lambda: len(sub.events("events")) == total - len(secure), 30,
+                   "every public event at the subscriber")
+        sample()
+        assert pub.published >= total  # the 16-bit ids came round at least once
+        assert sorted(refused) == sorted(secure)  # each refusal on its own message, once
+        assert [e["seq"] for e in sub.events("events")] == [
+            s for s in range(1, total + 1) if s not in secure]
+        wait_until(lambda: pub.tracking()["inflight"] == 0, 10, "the last retained PUBACK")
+        left = pub.tracking()
+        assert left["inflight"] == left["ids"] == left["acked"] == left["queued"] == 0
+        assert left["retained"] == 1 and left["replies"] == 0
+        assert pub.peak_inflight <= 1000 and peak["inflight"] <= 1000
+        assert peak["acked"] <= 1000 and peak["queued"] <= 10_000
+    finally:
+        stop.set()
+        pub.stop()
+        sub.close()
+        outbox.close()
         broker.stop()

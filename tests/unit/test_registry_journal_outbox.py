@@ -23,8 +23,18 @@ from tablesvc.core.inputs import (
     parse_ts,
     record_of,
 )
-from tablesvc.pipeline.journal import Journal, JournalError, read_journal
-from tablesvc.pipeline.outbox import Message, Outbox
+from tablesvc.pipeline.journal import (
+    JOURNAL_DIR,
+    LEGACY_NAME,
+    SEGMENT_BYTES,
+    Journal,
+    JournalError,
+    Position,
+    adopt_legacy,
+    list_segments,
+    read_journal,
+)
+from tablesvc.pipeline.outbox import Message, Outbox, OutboxError
 from tests.helpers import make_deck
 
 # --------------------------------------------------------------------------------------------
@@ -138,14 +148,19 @@ def test_journal_record_round_trips_to_the_same_input(inp: Input) -> None:
     assert input_from_record(json.loads(line)) == inp
 
 
+def data_of(segment: Path) -> bytes:
+    """A segment's bytes before its zero padding."""
+    return segment.read_bytes().split(b"\0", 1)[0]
+
+
 def test_journal_lines_have_the_design_format_for_frame_cmd_and_tick(tmp_path: Path) -> None:
-    journal = Journal(tmp_path / "journal.jsonl")
+    journal = Journal(tmp_path / "journal")
     journal.append(FrameIn(TS, MS, "shoe", DRAW))
     journal.append(Command("2026-11-29T21:00:00.200Z", parse_ts("2026-11-29T21:00:00.200Z"),
                            "seat", {"seat": 3, "name": "Bob", "stack": 10000}))
     journal.append(Tick("2026-11-29T21:00:01.000Z", parse_ts("2026-11-29T21:00:01.000Z")))
     journal.close()
-    assert (tmp_path / "journal.jsonl").read_text().splitlines() == [
+    assert data_of(tmp_path / "journal" / "000001.jsonl").decode().splitlines() == [
         '{"ts": "2026-11-29T21:00:00.123Z", "src": "shoe", '
         f'"frame": "{DRAW}"}}',
         '{"ts": "2026-11-29T21:00:00.200Z", "src": "cmd", "cmd": "seat", '
@@ -178,60 +193,199 @@ def test_journal_record_that_makes_no_sense_is_refused_with_a_reason(record: Any
 # journal file
 
 
-def write_inputs(path: Path, inputs: list[Input]) -> None:
-    journal = Journal(path)
+def write_inputs(folder: Path, inputs: list[Input], segment_bytes: int = SEGMENT_BYTES) -> None:
+    journal = Journal(folder, segment_bytes)
     for inp in inputs:
         journal.append(inp)
     journal.commit()
     journal.close()
 
 
+def test_a_segment_is_preallocated_so_appends_never_change_its_size(tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    journal = Journal(folder, segment_bytes=64 * 1024)
+    segment = folder / "000001.jsonl"
+    assert segment.stat().st_size == 64 * 1024
+    for inp in EVERY_INPUT:
+        journal.append(inp)
+        journal.commit()
+        assert segment.stat().st_size == 64 * 1024
+    assert journal.position == Position(1, len(data_of(segment)))
+    journal.close()
+    assert list(read_journal(segment)) == EVERY_INPUT
+    assert segment.read_bytes()[len(data_of(segment)):] == bytes(64 * 1024 - len(data_of(segment)))
+
+
+def test_the_default_segment_is_64_mib() -> None:
+    assert SEGMENT_BYTES == 64 * 1024 * 1024
+
+
+def test_journal_and_outbox_are_readable_by_the_service_only(tmp_path: Path) -> None:
+    # with the deck registry the journal tells every hole card; the outbox holds secure events
+    Journal(tmp_path / "journal").close()
+    Outbox(tmp_path / "outbox.sqlite").close()
+    assert (tmp_path / "journal" / "000001.jsonl").stat().st_mode & 0o077 == 0
+    assert (tmp_path / "outbox.sqlite").stat().st_mode & 0o077 == 0
+
+
+def test_a_full_segment_continues_in_the_next_and_the_folder_reads_back_in_order(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    inputs = [Tick(f"2026-11-29T21:00:{i:02d}.000Z", parse_ts(f"2026-11-29T21:00:{i:02d}.000Z"))
+              for i in range(60)]
+    journal = Journal(folder, segment_bytes=1024)  # 20 ticks of 51 bytes to a segment
+    for inp in inputs[:30]:
+        journal.append(inp)
+    journal.commit()  # one batch across a segment boundary
+    for inp in inputs[30:]:
+        journal.append(inp)
+        journal.commit()
+    journal.close()
+    names = [p.name for _, p in list_segments(folder)]
+    assert names == ["000001.jsonl", "000002.jsonl", "000003.jsonl"]
+    for _, p in list_segments(folder):
+        assert p.stat().st_size == 1024
+        assert data_of(p).endswith(b"\n")  # no line is split over two segments
+    assert list(read_journal(folder)) == inputs
+    assert list(read_journal(folder / "000002.jsonl")) == inputs[20:40]
+
+
+def test_a_line_longer_than_a_segment_gets_a_segment_of_its_own(tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    big = Command(TS, MS, "seat", {"seat": 3, "name": "B" * 3000, "stack": 1})
+    write_inputs(folder, [Tick(TS, MS), big, Tick(TS, MS)], segment_bytes=1024)
+    assert list(read_journal(folder)) == [Tick(TS, MS), big, Tick(TS, MS)]
+
+
 def test_journal_reopened_after_a_crash_drops_the_torn_line_and_appends_cleanly(
         tmp_path: Path) -> None:
-    path = tmp_path / "journal.jsonl"
-    write_inputs(path, EVERY_INPUT[:3])
-    whole = path.read_bytes()
-    with open(path, "ab") as f:  # the crash hit in the middle of a line
+    folder = tmp_path / "journal"
+    segment = folder / "000001.jsonl"
+    write_inputs(folder, EVERY_INPUT[:3])
+    whole = data_of(segment)
+    with open(segment, "rb+") as f:  # the crash hit in the middle of a line
+        f.seek(len(whole))
         f.write(b'{"ts": "2026-11-29T21:00:00.124Z", "src": "sh')
-    write_inputs(path, [Tick(TS, MS)])
-    assert path.read_bytes() == whole + b'{"ts": "2026-11-29T21:00:00.123Z", "src": "tick"}\n'
-    assert list(read_journal(path)) == [*EVERY_INPUT[:3], Tick(TS, MS)]
+    assert list(read_journal(folder)) == EVERY_INPUT[:3]  # the torn line was never processed
+    write_inputs(folder, [Tick(TS, MS)])
+    assert data_of(segment) == whole + b'{"ts": "2026-11-29T21:00:00.123Z", "src": "tick"}\n'
+    assert list(read_journal(folder)) == [*EVERY_INPUT[:3], Tick(TS, MS)]
+    assert [p.name for _, p in list_segments(folder)] == ["000001.jsonl"]
 
 
-def test_journal_whose_only_line_is_torn_is_emptied_on_open(tmp_path: Path) -> None:
-    path = tmp_path / "journal.jsonl"
-    path.write_bytes(b'{"ts": "2026-11-29T21:00:00.1')
-    Journal(path).close()
-    assert path.read_bytes() == b""
-    assert list(read_journal(path)) == []
+def test_bytes_of_an_unsynced_write_left_after_the_padding_are_cleared_on_open(
+        tmp_path: Path) -> None:
+    # pages of the batch being written when the power went can reach the disk out of order:
+    # zeros, then a stray piece of a line; a later append must not run into it
+    folder = tmp_path / "journal"
+    segment = folder / "000001.jsonl"
+    write_inputs(folder, EVERY_INPUT[:2])
+    whole = data_of(segment)
+    with open(segment, "rb+") as f:
+        f.seek(len(whole) + 4096)
+        f.write(b'c": "tick"}\n{"ts": "2026-11-29T21:00:00.125Z", "src": "tick"}\n')
+    assert list(read_journal(folder)) == EVERY_INPUT[:2]
+    long_line = Command(TS, MS, "seat", {"seat": 3, "name": "N" * 5000, "stack": 1})
+    write_inputs(folder, [long_line, Tick(TS, MS)])
+    assert list(read_journal(folder)) == [*EVERY_INPUT[:2], long_line, Tick(TS, MS)]
 
 
-def test_journal_torn_line_longer_than_a_disk_block_is_dropped_whole(tmp_path: Path) -> None:
-    path = tmp_path / "journal.jsonl"
-    write_inputs(path, [Tick(TS, MS)])
-    whole = path.read_bytes()
-    with open(path, "ab") as f:
-        f.write(b'{"ts": "' + b"x" * 10_000)
-    Journal(path).close()
-    assert path.read_bytes() == whole
+def test_journal_whose_only_line_is_torn_starts_empty(tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    Journal(folder).close()
+    with open(folder / "000001.jsonl", "rb+") as f:
+        f.write(b'{"ts": "2026-11-29T21:00:00.1')
+    assert list(read_journal(folder)) == []
+    journal = Journal(folder)
+    assert journal.position == Position(1, 0)
+    journal.close()
+    assert data_of(folder / "000001.jsonl") == b""
 
 
-def test_read_journal_skips_a_torn_tail_but_keeps_every_whole_line(tmp_path: Path) -> None:
-    path = tmp_path / "journal.jsonl"
-    write_inputs(path, EVERY_INPUT)
-    with open(path, "ab") as f:
+def test_journal_torn_line_longer_than_a_read_chunk_is_dropped_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    segment = folder / "000001.jsonl"
+    write_inputs(folder, [Tick(TS, MS)])
+    whole = data_of(segment)
+    with open(segment, "rb+") as f:
+        f.seek(len(whole))
+        f.write(b'{"ts": "' + b"x" * (3 << 20))
+    Journal(folder).close()
+    assert data_of(segment) == whole
+
+
+def test_read_journal_stops_at_the_padding_and_skips_a_torn_tail(tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    write_inputs(folder, EVERY_INPUT)
+    segment = folder / "000001.jsonl"
+    with open(segment, "rb+") as f:
+        f.seek(len(data_of(segment)))
         f.write(b'{"ts": "2026-11-29T21:00:00.124Z", "src": "tick"')
-    assert list(read_journal(path)) == EVERY_INPUT
+    assert list(read_journal(segment)) == EVERY_INPUT
 
 
-def test_read_journal_names_the_line_of_a_corrupt_record(tmp_path: Path) -> None:
-    path = tmp_path / "journal.jsonl"
-    write_inputs(path, EVERY_INPUT[:4])
-    lines = path.read_text().splitlines(keepends=True)
+def test_read_journal_names_the_file_and_line_of_a_corrupt_record(tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    write_inputs(folder, EVERY_INPUT[:4])
+    segment = folder / "000001.jsonl"
+    lines = data_of(segment).decode().splitlines(keepends=True)
     lines[2] = '{"ts": "2026-11-29T21:00:00.123Z", "src": "ca\n'
-    path.write_text("".join(lines))
-    with pytest.raises(JournalError, match=rf"{path}:3: "):
-        list(read_journal(path))
+    segment.write_text("".join(lines))
+    with pytest.raises(JournalError, match=rf"{segment}:3: "):
+        list(read_journal(folder))
+
+
+def test_a_segment_that_is_not_the_last_may_not_end_in_a_torn_line(tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    write_inputs(folder, [Tick(TS, MS)] * 30, segment_bytes=1024)
+    first = folder / "000001.jsonl"
+    with open(first, "rb+") as f:
+        f.seek(len(data_of(first)))
+        f.write(b'{"ts": "2026')
+    with pytest.raises(JournalError, match=rf"{first}:21: .*middle of a line"):
+        list(read_journal(folder))
+
+
+def legacy_journal(storage: Path, inputs: list[Input], torn: bytes = b"") -> Path:
+    """A journal.jsonl as an install from before segments wrote it: one growing file."""
+    storage.mkdir(parents=True, exist_ok=True)
+    path = storage / LEGACY_NAME
+    path.write_text("".join(json.dumps(record_of(i), ensure_ascii=False) + "\n"
+                            for i in inputs), encoding="utf-8")
+    with open(path, "ab") as f:
+        f.write(torn)
+    return path
+
+
+def test_a_legacy_single_file_journal_is_read_as_it_is(tmp_path: Path) -> None:
+    path = legacy_journal(tmp_path, EVERY_INPUT, torn=b'{"ts": "2026-11-29T21:00:00.124Z"')
+    assert list(read_journal(path)) == EVERY_INPUT
+    assert list(read_journal(tmp_path)) == EVERY_INPUT  # the storage dir: legacy first
+
+
+def test_an_adopted_legacy_journal_is_segment_zero_and_replays_before_the_new_segments(
+        tmp_path: Path) -> None:
+    legacy = legacy_journal(tmp_path, EVERY_INPUT[:4], torn=b'{"ts": "2026-11-29T21:00:0')
+    # before it is adopted, a storage dir reads the legacy file, then the segments
+    assert list(read_journal(tmp_path)) == EVERY_INPUT[:4]
+    adopted = adopt_legacy(tmp_path)
+    assert adopted == tmp_path / JOURNAL_DIR / "000000.jsonl"
+    assert not legacy.exists()
+    assert adopted.read_bytes().endswith(b"\n")  # the torn line is cut on the way
+    assert adopt_legacy(tmp_path) is None
+    write_inputs(tmp_path / JOURNAL_DIR, EVERY_INPUT[4:])
+    assert [p.name for _, p in list_segments(tmp_path / JOURNAL_DIR)] == [
+        "000000.jsonl", "000001.jsonl"]  # segment 0 is never appended to
+    assert list(read_journal(tmp_path / JOURNAL_DIR)) == EVERY_INPUT
+    assert list(read_journal(tmp_path)) == EVERY_INPUT
+
+
+def test_adopting_a_legacy_journal_beside_a_segment_zero_is_refused(tmp_path: Path) -> None:
+    legacy_journal(tmp_path, EVERY_INPUT[:2])
+    adopt_legacy(tmp_path)
+    legacy_journal(tmp_path, EVERY_INPUT[2:4])  # an older version was started again
+    with pytest.raises(JournalError, match="both"):
+        adopt_legacy(tmp_path)
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,3 +487,58 @@ def test_outbox_purge_never_drops_an_unacknowledged_message(outbox: Outbox) -> N
     outbox.ack([(1, "events")], ms=1000)
     assert outbox.purge(acked_before_ms=10**15) == 1
     assert outbox.pending("events", 0, 100) == [msg(2)]
+
+
+# --------------------------------------------------------------------------------------------
+# the outbox's writer thread: what the pipeline and the publisher post, recorded off their way
+
+
+@pytest.fixture
+def writing(tmp_path: Path) -> typing.Iterator[Outbox]:
+    box = Outbox(tmp_path / "outbox.sqlite")
+    box.start()
+    yield box
+    box.close()
+
+
+def test_posted_messages_are_recorded_by_the_writer_in_order_of_posting(writing: Outbox) -> None:
+    writing.post([msg(1), msg(2), msg(2, "alerts")])
+    writing.post([msg(3, "secure/events")])
+    assert writing.flush()
+    assert [m.seq for m in writing.pending("events", 0, 10)] == [1, 2]
+    assert writing.pending("alerts", 0, 10) == [msg(2, "alerts")]
+    assert writing.high_seq() == writing.written_seq == 3
+
+
+def test_an_ack_posted_right_after_its_message_is_never_lost(writing: Outbox) -> None:
+    for seq in range(1, 201):  # message and ack in the same batch of the writer, or not
+        writing.post([msg(seq)])
+        writing.post_acks([(seq, "events")], ms=5000 + seq)
+    assert writing.flush()
+    assert writing.unacked_count() == 0
+    assert [m.seq for m in writing.acked_range("events", 1, 200, 500)] == list(range(1, 201))
+
+
+def test_closing_the_outbox_writes_everything_posted_before(tmp_path: Path) -> None:
+    path = tmp_path / "outbox.sqlite"
+    box = Outbox(path)
+    box.start()
+    box.post([msg(s) for s in range(1, 1001)])
+    box.post_acks([(s, "events") for s in range(1, 501)], ms=5000)
+    box.close()
+    box = Outbox(path)
+    try:
+        assert box.high_seq() == 1000
+        assert [m.seq for m in box.pending("events", 0, 2000)] == list(range(501, 1001))
+    finally:
+        box.close()
+
+
+def test_a_writer_that_fails_is_reported_to_the_pipeline(writing: Outbox) -> None:
+    bad = Message(1, "events", typing.cast(str, object()), 0, 0)  # cannot be stored
+    writing.post([bad])
+    assert not writing.flush(timeout=5)
+    with pytest.raises(OutboxError, match="could not be written"):
+        writing.check()
+    with pytest.raises(OutboxError):
+        writing.post([msg(2)])

@@ -1,0 +1,125 @@
+"""Bare baselines, measured in the same run as the figure they frame.
+
+A latency through the service means little on its own on a shared machine: the disk's sync
+tail and the broker's round trip move from minute to minute. Each latency figure is therefore
+printed beside these two, taken right before and after it on the same disk and broker:
+
+- ``fdatasync_ms``: a small append (one journal line) into a preallocated file in the storage
+  directory, then ``os.fdatasync`` — the one disk sync an event waits for;
+- ``broker_rtt_ms``: a QoS 1 publish by one paho client until a second paho client subscribed
+  at QoS 1 receives it — the last leg of an event's way, without the service.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+LINE = (b'{"ts": "2026-11-29T21:00:00.123Z", "src": "shoe", '
+        b'"frame": "$shoe,17,DRAW,E0040150A1B2C301,D*C128"}\n')
+PREALLOCATED = 4 << 20
+
+
+@dataclass(frozen=True)
+class Spread:
+    """p50 / p99 / max of a sample, in ms."""
+
+    n: int
+    p50: float
+    p99: float
+    max: float
+
+    def __str__(self) -> str:
+        if not self.n:
+            return "no samples"
+        return f"p50 {self.p50:.2f} ms, p99 {self.p99:.2f} ms, max {self.max:.2f} ms (n={self.n})"
+
+
+def spread(ms: Sequence[float]) -> Spread:
+    """The nearest-rank p99: with fewer than 100 samples it is the maximum."""
+    if not ms:
+        return Spread(0, 0.0, 0.0, 0.0)
+    s = sorted(ms)
+    rank = max(1, -(-len(s) * 99 // 100))  # ceil(0.99 n)
+    return Spread(len(s), statistics.median(s), s[rank - 1], s[-1])
+
+
+def fdatasync_ms(folder: Path, samples: int, pause_s: float = 0.01) -> list[float]:
+    """Time ``samples`` bare appends + fdatasync in ``folder``, ``pause_s`` apart."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "baseline-fdatasync.bin"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    out: list[float] = []
+    try:
+        try:
+            os.posix_fallocate(fd, 0, PREALLOCATED)
+        except OSError:
+            os.ftruncate(fd, PREALLOCATED)
+        os.fsync(fd)
+        offset = 0
+        for _ in range(samples):
+            if offset + len(LINE) > PREALLOCATED:
+                offset = 0
+            os.pwrite(fd, LINE, offset)
+            offset += len(LINE)
+            t = time.perf_counter()
+            os.fdatasync(fd)
+            out.append((time.perf_counter() - t) * 1000)
+            time.sleep(pause_s)
+    finally:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+    return out
+
+
+def broker_rtt_ms(port: int, samples: int, pause_s: float = 0.01,
+                  timeout_s: float = 5.0) -> list[float]:
+    """Time ``samples`` QoS 1 publishes to their arrival at a QoS 1 subscriber, one at a time.
+
+    A message that does not arrive within ``timeout_s`` is left out (and counted by the
+    caller as ``samples - len(result)``): a baseline must not hang the benchmark.
+    """
+    topic = f"bench/rtt/{os.getpid()}"
+    got = threading.Event()
+    arrived: list[float] = []
+    subscribed = threading.Event()
+
+    def on_message(client: Any, userdata: Any, msg: Any) -> None:
+        arrived.append(time.perf_counter())
+        got.set()
+
+    sub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    sub.on_message = on_message
+    sub.on_subscribe = lambda *a: subscribed.set()
+    sub.on_connect = lambda c, *a: c.subscribe(topic, qos=1)
+    pub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    out: list[float] = []
+    try:
+        sub.connect("127.0.0.1", port)
+        sub.loop_start()
+        pub.connect("127.0.0.1", port)
+        pub.loop_start()
+        if not subscribed.wait(10):
+            return out
+        for i in range(samples):
+            got.clear()
+            arrived.clear()
+            t = time.perf_counter()
+            pub.publish(topic, f'{{"i": {i}}}', qos=1)
+            if got.wait(timeout_s) and arrived:
+                out.append((arrived[0] - t) * 1000)
+            time.sleep(pause_s)
+    finally:
+        for c in (pub, sub):
+            c.disconnect()
+            c.loop_stop()
+    return out

@@ -14,6 +14,8 @@ half of the run (a leak shows as a steady slope; a flat line is the target).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,9 @@ class RssResult:
     samples: list[tuple[int, float]] = field(default_factory=list)
     """(hands finished, RSS in MB)."""
     problem: str | None = None
+    open_alerts: int = 0
+    """Alerts left open at the end (nobody acknowledges them here): a clean run has few; many
+    mean the hands turned irregular, and the retained state grows with them."""
 
     @property
     def warm_mb(self) -> float:
@@ -106,10 +111,13 @@ def run(hands: int, root: Path = ROOT, quiet: bool = False) -> RssResult:
         rig = VirtualTableRig(d / "sim", seats=SEATS, seed=7, pace=PACE_S)
         ended = [0]
         online = threading.Event()
+        state = [b"{}"]
 
         def on_message(client: Any, userdata: Any, msg: Any) -> None:
             if msg.topic.endswith("/events") and b'"type":"hand_ended"' in msg.payload:
                 ended[0] += 1
+            elif msg.topic.endswith("/state"):
+                state[0] = msg.payload
             elif msg.topic.endswith("/status") and b'"online"' in msg.payload:
                 online.set()
 
@@ -154,6 +162,8 @@ def run(hands: int, root: Path = ROOT, quiet: bool = False) -> RssResult:
                 time.sleep(1.0)
         finally:
             result.seconds = time.monotonic() - start
+            with contextlib.suppress(ValueError):
+                result.open_alerts = len(json.loads(state[0]).get("open_alerts", []))
             rig.close()
             proc.terminate()
             try:
@@ -174,4 +184,5 @@ def print_result(r: RssResult) -> None:
     print(f"service RSS over {r.hands:,} hands ({r.seconds:.0f} s): warm {r.warm_mb:.1f} MB, "
           f"end {r.end_mb:.1f} MB, peak {r.peak_mb:.1f} MB, slope over the second half "
           f"{r.slope_mb_per_1000:+.2f} MB per 1,000 hands (target: flat, <= {TARGET_MB:.0f} MB: "
-          f"{verdict})" + (f"; problem: {r.problem}" if r.problem else ""))
+          f"{verdict}); {r.open_alerts} alerts open at the end"
+          + (f"; problem: {r.problem}" if r.problem else ""))

@@ -30,6 +30,8 @@ def apply_input(core: TableCore, inp: Input) -> Output | None:
 
 
 def replay_events(core: TableCore, journal: Path) -> Iterator[ev.Event]:
+    """The events of a journal: its segments folder (or a storage dir), one segment, or the
+    single ``journal.jsonl`` of an older install (see ``read_journal``)."""
     for inp in read_journal(journal):
         out = apply_input(core, inp)
         if out is not None:

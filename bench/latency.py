@@ -33,6 +33,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.baselines import Spread, broker_rtt_ms, fdatasync_ms, spread
+from bench.service import stop
 from bench.streams import BLIND, Stream, bench_chips, bench_deck
 from tablesvc.brokers.mosquitto import Mosquitto
 
@@ -316,12 +317,7 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
             result.problem = f"{type(exc).__name__}: {exc}"
         finally:
             feeder.close()
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+            stop(proc)
             sub.loop_stop()
             broker.stop()
             for m in masters.values():

@@ -28,6 +28,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from bench.service import stop
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.mosquitto import Mosquitto
 
@@ -165,12 +166,7 @@ def run(hands: int, root: Path = ROOT, quiet: bool = False) -> RssResult:
             with contextlib.suppress(ValueError):
                 result.open_alerts = len(json.loads(state[0]).get("open_alerts", []))
             rig.close()
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+            stop(proc)
             sub.loop_stop()
             broker.stop()
             log.close()

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ARGS ?=
 
-.PHONY: demo test bench lint install broker clean
+.PHONY: demo test bench lint install broker browser clean
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) (or run: make PY=python3 ...)"; exit 1; }
@@ -25,10 +25,18 @@ broker:
 	  SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mosquitto >/dev/null; }
 
+# headless Chromium and its driver, for the tests that look at the web pages; from the
+# distribution's packages when the machine lacks them
+browser:
+	@{ command -v chromium && command -v chromedriver; } >/dev/null 2>&1 || { \
+	  echo "installing chromium"; \
+	  SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
 demo: install
 	$(BIN)/python -m tablesvc.commands.demo $(ARGS)
 
-test: install broker
+test: install broker browser
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: install broker

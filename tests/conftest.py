@@ -20,6 +20,8 @@ from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
+pytest_plugins = ["tests.browser"]  # the `browser` fixture: headless Chromium for page tests
+
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Mosquitto]:

@@ -130,6 +130,9 @@ class DrawHand:
     last_finished: Exchange | None = None
     reshuffle_flagged: bool = False
     pack: set[str] = field(default_factory=set)  # the scanned reshuffled pack (DRAW-05)
+    # every card a reshuffle put back into play in this game: a discard in there belongs to
+    # no later pack (a second reshuffle takes only the discards made since the first)
+    repacked: set[str] = field(default_factory=set)
     folded_cards: set[str] = field(default_factory=set)
     dead: set[int] = field(default_factory=set)  # out of this game (too many cards, A-38)
 
@@ -394,6 +397,7 @@ class DrawHand:
                 eligible.update(u for u in t.discards)
         eligible.update(u for u in self.exposed_at_draw[1:]
                         if self.cards[u].zone == "MUCK")
+        eligible -= self.repacked
         ineligible: list[str] = []
         folded_cards: list[str] = []
         for uid in pack:
@@ -428,6 +432,7 @@ class DrawHand:
                     self.hole[seat].remove(uid)
                 rec.zone = "DECK"  # in the shoe again; it comes out as a card of the new pack
                 self.pack.add(uid)
+        self.repacked.update(pack)
         self.in_shoe = len(pack)
         self.bottom = pack[-1] if pack else None
         self.pack_known = True

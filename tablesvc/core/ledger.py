@@ -22,6 +22,7 @@ Irregular turns (RULES.md BET-15..BET-17):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -402,6 +403,12 @@ class Ledger:
                 self.pending = Pending(seat, value, ms)
                 return out
             del self.reconsider[seat]  # below what he had in before: a real withdrawal
+        if self.pending and self.pending.seat == seat and value < self.pending.to \
+                and self._handed_back(seat, value):
+            out += self.finalize()  # his bet stood; the dealer hands back what nobody called
+            if self.settled is not None or self.round is None:
+                return out
+            rnd, current = self.round, self.round.contributed.get(seat, 0)
         if self.pending and self.pending.seat == seat:
             if 0 < value < self.pending.to and value != current:
                 out += self._excess(seat, self.pending.to)
@@ -431,6 +438,32 @@ class Ledger:
             return out
         self.pending = Pending(seat, value, ms)
         return out
+
+    def handed_back_whole(self, short: int) -> Returned | None:
+        """The pot holds ``short`` less than was bet after a complete round: if that is
+        exactly a bet nobody called, whose zone emptied, the dealer handed it back whole
+        (the zone going to 0 looked like the gathering). Booked as returned; else None."""
+        rnd = self.round
+        if rnd is None or not rnd.complete or self.settled is not None:
+            return None
+        for seat in rnd.active:
+            if self.zone.get(seat, 0) == 0 and self._uncalled(seat) == short > 0:
+                return self._give_back(seat, short)
+        return None
+
+    def _handed_back(self, seat: int, value: int) -> bool:
+        """A bet in motion went down to ``value``: is that the dealer handing back what
+        nobody called (the bet, once final, completes the round, and ``value`` is still at
+        least what the others put in), rather than the player taking chips back?"""
+        assert self.pending is not None and self.round is not None
+        trial = copy.deepcopy(self.round)  # a rare question: a bet in motion going down
+        try:
+            decision = trial.classify(seat, self.pending.to)
+            trial.apply(decision)
+        except ValueError:
+            return False
+        called = max((c for s, c in trial.contributed.items() if s != seat), default=0)
+        return trial.complete and called <= value < self.pending.to
 
     def _pay_owed(self, seat: int, added: int) -> list[LedgerOutcome]:
         """BET-25: a player who folded out of turn still puts in the call; dead money."""
@@ -755,8 +788,12 @@ class Ledger:
             # chips in the middle are dead money for them
             pots = [Pot(sum(self.contributed.values()), tuple(sorted(live)))]
         if self.antes:
-            main = pots[0]
-            pots[0] = Pot(main.amount + self.antes, main.eligible)
+            # dead money every live seat can win, also one all-in for his ante alone
+            everyone = tuple(sorted(live))
+            if pots[0].eligible == everyone:
+                pots[0] = Pot(pots[0].amount + self.antes, everyone)
+            else:
+                pots.insert(0, Pot(self.antes, everyone))
         values: dict[int, HandValue] = {}
         if uncontested:
             strength: dict[int, tuple[int, ...]] = {s: () for s in live}

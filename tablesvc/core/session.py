@@ -89,6 +89,7 @@ class HandSession:
         self.book = book
         self.window_open = False  # the misdeal window (MISDEAL-01)
         self.round_done: str | None = None  # BET-06: the street whose completion was said
+        self.swept = 0  # chips that left emptied bet zones since the last POT inventory
         self.out_since: tuple[str, int] | None = None  # (uid, ms): a card between shoe and zone
         self.bets = StringBets(self.out, table.s.motion_ms)
         self.showdown = ShowdownConsole(self.out, table.s.qualification_table,
@@ -254,6 +255,8 @@ class HandSession:
             return
         if bet_zone:
             seat = int(zone[1:])
+            if value == 0 < before:
+                self.swept += before  # a bet zone emptied: a gathering, or a push
             if seat not in ledger.order:
                 if value:
                     self.out.alert("action_out_of_turn", "BET-15", "warning",
@@ -263,24 +266,46 @@ class HandSession:
                 return
             self.game.bet_zone_changed(self, seat, value, before)
             self.money(ledger.bet_zone(seat, value, ms))
+            if value < before and self.live and ledger.settled is not None \
+                    and self._no_chips_in_play():
+                self.end()  # pushed to the winner straight from the bet zones (a walk, say)
         elif zone == "POT":
             if value > before:
                 self.money(ledger.finalize())
-                self._check_gathered(value)
+                self._check_gathered(value, gathering=self.swept > 0)
             elif value < before:
                 self.game.pot_shrank(self, before, value)
+            if value != before:
+                self.swept = 0
             if before > 0 and value == 0 and ledger.settled is not None:
                 self.end()
 
-    def _check_gathered(self, pot: int) -> None:
-        """After a gathering the POT zone should hold exactly the chips of finished rounds."""
+    def _no_chips_in_play(self) -> bool:
+        """The pot and every bet zone of the hand are empty."""
+        zones = self.table.zones
+        return not zones.get("POT") and not any(
+            zones.get(f"B{seat}") for seat in self.tracker.order)
+
+    def _check_gathered(self, pot: int, gathering: bool) -> None:
+        """After a gathering the POT zone should hold exactly the chips of finished rounds.
+
+        A pot that grew while no bet zone emptied is no gathering (the antes going in, even
+        when the blinds already closed the round), and chips still lying in the bet zones
+        are not missing."""
         ledger = self.ledger
         expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
+        zones = self.table.zones
+        in_zones = sum(zones.get(f"B{seat}", 0) for seat in self.tracker.order)
+        short = ledger.pot_total - pot - in_zones
+        if short > 0 and not ledger.betting_open \
+                and (back := ledger.handed_back_whole(short)) is not None:
+            self.money([back])  # a bet nobody could call went back whole, not into the pot
+            expected, short = ledger.pot_total, 0
         if pot > expected:
             self.out.alert("chips_added_mid_hand", "BET-23", "warning",
                            f"the pot holds {pot}, but only {expected} was bet into it",
                            remedy="check the pot: chips were added that no player bet")
-        elif pot < expected and not ledger.betting_open and ledger.settled is None:
+        elif short > 0 and gathering and not ledger.betting_open and ledger.settled is None:
             self.out.alert("chips_removed_from_table", "TABLE-06", "critical",
                            f"the pot holds {pot} after gathering, but {expected} was bet",
                            remedy="stop: find the missing chips before the hand goes on")

@@ -158,7 +158,9 @@ class Draw5(Variant):
 
     def bet_zone_changed(self, session: HandView, seat: int, value: int,
                          before: int) -> None:
-        if value and value != before:  # not the reader repeating an inventory
+        # chips going in mean betting; chips coming out (an uncalled bet handed back, the
+        # gathering) do not, and the reader repeating an inventory is no news
+        if value > before:
             self.betting_resumes(session)
 
     def betting_resumes(self, session: HandView) -> None:

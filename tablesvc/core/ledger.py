@@ -789,11 +789,11 @@ class Ledger:
             pots = [Pot(sum(self.contributed.values()), tuple(sorted(live)))]
         if self.antes:
             # dead money every live seat can win, also one all-in for his ante alone
-            everyone = tuple(sorted(live))
-            if pots[0].eligible == everyone:
-                pots[0] = Pot(pots[0].amount + self.antes, everyone)
+            all_live = tuple(sorted(live))
+            if pots[0].eligible == all_live:
+                pots[0] = Pot(pots[0].amount + self.antes, all_live)
             else:
-                pots.insert(0, Pot(self.antes, everyone))
+                pots.insert(0, Pot(self.antes, all_live))
         values: dict[int, HandValue] = {}
         if uncontested:
             strength: dict[int, tuple[int, ...]] = {s: () for s in live}

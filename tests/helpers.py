@@ -38,6 +38,16 @@ class Script:
         ts, ms = self._t()
         return FrameIn(ts, ms, dev, raw)
 
+    def continue_after(self, inputs: list[Input]) -> None:
+        """The devices' next frames follow the last of ``inputs`` without a gap in their seq:
+        for a test that plays only the first part of inputs it made in advance (a gap would
+        be frames lost on the line, which the core rightly treats as such)."""
+        self.seqs = {}
+        for inp in inputs:
+            if isinstance(inp, FrameIn):
+                dev, seq = inp.frame[1:].split(",", 2)[:2]
+                self.seqs[dev] = int(seq)
+
     def raw(self, dev: str, line: str) -> FrameIn:
         ts, ms = self._t()
         return FrameIn(ts, ms, dev, line)

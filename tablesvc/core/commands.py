@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
 class CommandError(ValueError):
@@ -74,6 +74,22 @@ class AckAlertCmd(_Cmd):
     by: str = Field("", max_length=64)
 
 
+class StacksCmd(_Cmd):
+    """The floor's chip count (seat -> stack): it sets those stacks and confirms them after a
+    hand the service could not follow. Taken between hands or during an untracked hand."""
+
+    stacks: dict[int, int] = Field(min_length=1, max_length=10)
+
+    @field_validator("stacks")
+    @classmethod
+    def _seats_and_counts(cls, value: dict[int, int]) -> dict[int, int]:
+        bad = [f"seat {s}" for s in value if not 1 <= s <= 10]
+        bad += [f"seat {s}: a stack of {v}" for s, v in value.items() if v < 0]
+        if bad:
+            raise ValueError("seats are 1..10 and stacks 0 or more: " + ", ".join(bad))
+        return value
+
+
 class ReplayCmd(_Cmd):
     """Ask for acknowledged public events again, to fill a consumer's gap."""
 
@@ -88,6 +104,7 @@ COMMANDS: dict[str, type[_Cmd]] = {
     "configure": ConfigureCmd,
     "declare": DeclareCmd,
     "ack_alert": AckAlertCmd,
+    "stacks": StacksCmd,
     "replay": ReplayCmd,
 }
 

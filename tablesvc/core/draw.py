@@ -661,7 +661,8 @@ class DrawHand:
         k = turn.announced
         if len(turn.discards) > k or len(turn.received) > k:
             name = "draw_count_mismatch" if len(turn.received) > k else "draw_declaration_mismatch"
-            if name not in turn.flagged:
+            over = name == "draw_declaration_mismatch" and "draw_exceeds_max" in turn.flagged
+            if name not in turn.flagged and not over:  # over the limit: DRAW-03 said it
                 turn.flagged.add(name)
                 got = len(turn.received) if name == "draw_count_mismatch" else len(turn.discards)
                 what = "received" if name == "draw_count_mismatch" else "discarded"
@@ -715,7 +716,8 @@ class DrawHand:
                 f"seat {turn.seat} announced {k} and received {len(turn.received)}",
                 "if he has not looked, he gets the missing card now (the next stub card); if he "
                 "has, he plays on short"))
-        if len(turn.discards) != k and "draw_declaration_mismatch" not in turn.flagged:
+        if len(turn.discards) != k and not turn.flagged & {"draw_declaration_mismatch",
+                                                            "draw_exceeds_max"}:
             out.append(self._alert(
                 "draw_declaration_mismatch", "DRAW-02", "warning", turn.seat,
                 f"seat {turn.seat} announced {k} and discarded {len(turn.discards)}",

@@ -67,13 +67,41 @@ class Emitter:
         self.out = Output()
         self.ts = ""
         self.ms = 0
+        self._saved: tuple[int, int | None, int | None, int, dict[str, str]] = (
+            0, None, None, 0, self.open_alerts)
+        self._own_open = False
 
     def begin(self, ts: str, ms: int) -> Output:
         """Start the output of a new input stamped ``ts`` (``ms`` since the epoch)."""
         self.out = Output()
         self.ts = ts
         self.ms = ms
+        self._saved = (self.seq, self.last_on_feed["public"], self.last_on_feed["secure"],
+                       self.alert_count, self.open_alerts)
+        self._own_open = False
         return self.out
+
+    def rollback(self) -> None:
+        """Forget everything the current input produced: its events, their seqs, the alerts
+        it opened. For an input the core failed on: none of its events is published, so the
+        feed has no gap and no event of a half-applied input."""
+        seq, public, secure, count, open_alerts = self._saved
+        self.seq, self.alert_count, self.open_alerts = seq, count, open_alerts
+        self.last_on_feed = {"public": public, "secure": secure}
+        self.out.events.clear()
+        self.out.replies.clear()
+        self._own_open = False
+
+    def _open_for_change(self) -> dict[str, str]:
+        """The open alerts, copied once per input before its first change (for rollback)."""
+        if not self._own_open:
+            self.open_alerts = dict(self.open_alerts)
+            self._own_open = True
+        return self.open_alerts
+
+    def close_alert(self, alert_id: str) -> None:
+        """The floor acknowledged an open critical alert."""
+        self._open_for_change().pop(alert_id, None)
 
     def emit(self, cls: type[ev.Event], **payload: Any) -> ev.Event:
         self.seq += 1
@@ -98,7 +126,7 @@ class Emitter:
         self.emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
                   message=message, remedy=remedy, **extra)
         if severity == "critical":
-            self.open_alerts[alert_id] = name
+            self._open_for_change()[alert_id] = name
         if cards or evidence:
             self.emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {})
 

@@ -112,6 +112,10 @@ class Settled:
 LedgerOutcome = Posted | Acted | Problem | Settled | Returned | CheckedOut
 
 CLOCK_MS = 30_000  # T_clock (BET-17)
+UNKNOWN = 10**12
+"""What an unverified stack holds beyond its last count: an untracked hand may have changed it,
+so no check that needs the exact stack (all-in, a bet beyond the stack, a short call) is made
+for it until the floor counts it (``cmd/stacks``); the events show the last count's figures."""
 # Violations whose remedy is "the chips beyond the call go back": still reported when the
 # player pulls the excess back before his bet is final.
 EXCESS_RETURNED = frozenset(
@@ -154,13 +158,13 @@ class BettingPlan:
                 amount = min(led.ante, led.stacks[s])
                 led.stacks[s] -= amount
                 led.antes += amount
-                out.append(Posted(s, "post_ante", amount, led.stacks[s], led.pot_total))
+                out.append(Posted(s, "post_ante", amount, led.shown(s), led.pot_total))
         posted: dict[int, int] = {}
         for seat, name, amount in ((sb, "post_small_blind", led.small_blind),
                                    (bb, "post_big_blind", led.big_blind)):
             got = led.take(seat, amount)
             posted[seat] = got
-            out.append(Posted(seat, name, got, led.stacks[seat], led.pot_total))
+            out.append(Posted(seat, name, got, led.shown(seat), led.pot_total))
         led.history.extend(o for o in out if isinstance(o, Posted))
         led.round = BettingRound(
             street="preflop", order=led.action_order(preflop=True), stacks=dict(led.stacks),
@@ -213,7 +217,7 @@ class DrawBetting(BettingPlan):
             if amount:
                 led.stacks[s] -= amount
                 led.antes += amount
-                out.append(Posted(s, "post_ante", amount, led.stacks[s], led.pot_total))
+                out.append(Posted(s, "post_ante", amount, led.shown(s), led.pot_total))
         led.history.extend(o for o in out if isinstance(o, Posted))
         led.street = "predraw"
         led.round = self._round(led, "predraw", list(led.order))
@@ -297,11 +301,23 @@ class Ledger:
     checked_out: CheckedOut | None = None
     owes: dict[int, int] = field(default_factory=dict)  # draw: a fold out of turn's call (BET-25)
     late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
+    unverified: frozenset[int] = frozenset()  # seats whose stacks are not known exactly
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
         self.contributed = dict.fromkeys(self.order, 0)
         self.antes = self.carried  # dead money every live seat can win
+        for seat in self.unverified:
+            self.stacks[seat] += UNKNOWN
+
+    def shown(self, seat: int) -> int:
+        """The stack as the events show it: for an unverified seat, the last count's figure
+        less what went in since (never below 0)."""
+        v = self.stacks[seat]
+        return max(0, v - UNKNOWN) if seat in self.unverified else v
+
+    def shown_stacks(self) -> dict[int, int]:
+        return {seat: self.shown(seat) for seat in self.stacks}
 
     # ------------------------------------------------------------------ forced bets
     @property
@@ -439,6 +455,15 @@ class Ledger:
         self.pending = Pending(seat, value, ms)
         return out
 
+    def _all_in_unverified(self, seat: int, to: int) -> Decision:
+        """A call for less from a seat whose stack is not known: it is taken as his all-in,
+        not as a short call (BET-09) that only an exact stack could tell."""
+        assert self.round is not None
+        added = to - self.round.contributed.get(seat, 0)
+        self.round.stacks[seat] = added
+        self.stacks[seat] = UNKNOWN + added
+        return self.round.classify(seat, to)
+
     def handed_back_whole(self, short: int) -> Returned | None:
         """The pot holds ``short`` less than was bet after a complete round: if that is
         exactly a bet nobody called, whose zone emptied, the dealer handed it back whole
@@ -473,7 +498,7 @@ class Ledger:
         self.stacks[seat] -= paid
         self.contributed[seat] += paid
         self.round.contributed[seat] = self.round.contributed.get(seat, 0) + paid
-        posted = Posted(seat, "call", paid, self.stacks[seat], self.pot_total)
+        posted = Posted(seat, "call", paid, self.shown(seat), self.pot_total)
         self.history.append(posted)
         return [posted]
 
@@ -494,6 +519,9 @@ class Ledger:
             to = most
         try:
             decision = self.round.classify(p.seat, to)
+            if p.seat in self.unverified and any(v.name == "call_short"
+                                                 for v in decision.violations):
+                decision = self._all_in_unverified(p.seat, to)
         except ValueError as err:  # chips that no action explains: flag, book nothing
             return [*out, Problem(Violation("bet_withdrawn", "BET-01", str(err)), p.seat)]
         expected = self.round.next_actor
@@ -694,7 +722,7 @@ class Ledger:
         rnd.give_back(seat, amount)
         self.stacks[seat] += amount
         self.contributed[seat] -= amount
-        return Returned(seat, amount, self.stacks[seat], self.pot_total)
+        return Returned(seat, amount, self.shown(seat), self.pot_total)
 
     def _decide(self, d: Decision) -> list[LedgerOutcome]:
         out = self._book(d)
@@ -802,7 +830,7 @@ class Ledger:
             rank = self.plan.rank
             values = {s: rank([*holes[s], *board]) for s in live}
             strength = {s: v.key for s, v in values.items()}
-        all_in = any(self.stacks[s] == 0 for s in live)  # before the awards refill stacks
+        all_in = any(self.shown(s) == 0 for s in live)  # before the awards refill stacks
         awards = award_pots(pots, strength, self.button, list(self.order), self.unit)
         for a in awards:
             for seat, amount in a.shares.items():

@@ -44,9 +44,12 @@ from tablesvc.core.monitors.string_bets import StringBets
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import seat_zone
 from tablesvc.core.tracker import Tracker
+from tablesvc.core.defects import DefectKind
 from tablesvc.core.variants.base import Variant
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
+# the dealer stops to rule on a card: chips still in motion are placed first (DESIGN §3)
+CARD_RULINGS = frozenset({"EXPOSED", "BURN_FACE_UP", "BOXED", "BOXED_CARD"})
 
 
 
@@ -67,6 +70,8 @@ class HandSession:
         "BET-06": ("round_complete",),
         "BET-08": ("fold_recorded",),  # hold'em's fold rule (Variant.fold_rule)
         "BET-26": ("fold_recorded",),  # five-card draw's
+        "SHOW-01": ("showdown_order",),  # hold'em's showing order (Variant.show_rule)
+        "SHOW-14": ("showdown_order",),  # five-card draw's
         "BET-15": ("action_out_of_turn",),
         "BET-18": ("player_left_with_live_hand",),
         "BET-23": ("chips_added_mid_hand",),
@@ -96,12 +101,18 @@ class HandSession:
                                         game.folds_recoverable)
         self.report = SettlementReport(self.out)
         self.monitors = game.monitors(self)
+        self.order = tracker.order
+        self.void = False  # a defective deck voided the hand: a void hand takes over
 
     # ------------------------------------------------------------------ life
     @property
     def live(self) -> bool:
         """The hand is under way (not ended)."""
         return not self.tracker.ended
+
+    @property
+    def tracked(self) -> bool:
+        return True
 
     def start(self) -> None:
         """Announce the hand and post its forced bets."""
@@ -118,10 +129,106 @@ class HandSession:
         return min(times) if times else None
 
     # ------------------------------------------------------------------ the game's hooks
-    def defect(self, what: str, rule: str) -> None:
-        """A defective deck turned up while the hand runs: the game says what follows."""
+    def defective_card(self, uid: str, what: str, cards: list[str],
+                       evidence: dict[str, Any]) -> None:
+        """A tag of no enrolled deck, or of another deck, turned up in this hand: the hand is
+        void from here on (the game's ruling says how it ends), and its one alert waits for
+        the card to land so that it names the seat."""
+        self._void(uid, "foreign", what, cards, evidence)
+
+    def _void(self, uid: str | None, kind: DefectKind, what: str, cards: list[str],
+              evidence: dict[str, Any]) -> None:
+        ruling = self.game.defect(self, kind, what, cards)
+        self.void = True
+        self.table.void_hand(self.number, self.order, self.ledger.start_stacks, ruling, uid,
+                             evidence)
+
+    # ------------------------------------------------------------------ the table's contract
+    def card_of(self, uid: str) -> str | None:
+        rec = self.tracker.cards.get(uid)
+        return rec.card if rec is not None else None
+
+    def depart(self, zone: str, uid: str, ms: int) -> None:
         if self.live:
-            self.game.defect(self, what, rule)
+            self.tracker.depart(zone, uid, ms)
+
+    def pack_scanned(self, uids: list[str]) -> bool:
+        return self.live and self.game.pack_scanned(self, uids)
+
+    def expire(self, ms: int) -> None:
+        """Before an input at ``ms``: a card out of the shoe too long is lost (EXPOSE-02)."""
+        if self.out_since is not None:
+            self.lost(ms)
+
+    def tick(self, ms: int) -> None:
+        """After an input at ``ms``: a bet that has settled, the action clock run out."""
+        if self.live and (due := self.ledger.tick(ms)):
+            self.money(due)
+
+    def view(self) -> dict[str, Any]:
+        hand = self.tracker
+        return {"street": hand.street, "board": list(hand.board), "active": hand.active,
+                "pot": self.ledger.pot_total if self.live else self.table.carry}
+
+    def in_hand(self, seat: int) -> bool:
+        return seat in self.tracker.seats
+
+    def live_hand(self, seat: int) -> bool:
+        return seat in self.tracker.active
+
+    def small_blind_seat(self) -> int | None:
+        return self.ledger.blind_seats[0]
+
+    def collected(self) -> None:
+        self.outcomes(self.tracker.collected())  # BURN-08: every card collected
+
+    def button(self, name: str, args: list[str]) -> bool:
+        """A console button pressed during this hand; False for a name the hand does not
+        know (NEWHAND, MISDEAL and the draws between games are the table's)."""
+        live = self.live
+        seat = int(args[0]) if args and args[0].isdigit() else None
+        if name in CARD_RULINGS and live:
+            self.place_chips_in_motion()
+        if name == "FOLD":
+            if seat is not None:
+                self.outcomes(self.tracker.fold(seat))
+        elif name == "CHECK":
+            if seat is not None and live:
+                self.check(seat)
+        elif (name == "DRAW" and len(args) == 2 and seat is not None and args[1].isdigit()) \
+                or (name == "CARDS_VIEWED" and seat is not None) or name == "SHUFFLE_ERROR":
+            if live and name in self.game.BUTTONS:
+                self.game.button(self, name, args)
+        elif name == "DECLARE":
+            if seat is not None:
+                self.bets.declare(seat)  # BET-10: a raise declared aloud
+        elif name == "TIME":
+            if seat is not None and live:
+                self.clock(seat, self.out.ms)
+        elif name == "PLAYER_ABSENT":
+            if seat is not None and live:
+                self.absent(seat)
+        elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args
+                                               and args[0] == "redress_impossible"):
+            if live:
+                self.outcomes(self.tracker.redress_impossible(self.window_open))
+        elif name == "EXPOSED" and len(args) >= 2 and args[1] == "player":
+            if live:
+                self.self_exposed(args[0])
+        elif name in ("EXPOSED", "BURN_FACE_UP"):
+            if args and live:
+                self.outcomes(self.tracker.exposed(args[0], self.window_open))
+        elif name == "KNOCK":
+            if live:
+                self.knock()
+        elif name in ("SHOWN", "ANNOUNCED", "AWARD", "OBJECTION"):
+            self.showdown.console(name, args, self.ledger, self.tracker, live)
+        elif name in ("BOXED", "BOXED_CARD"):
+            if live:
+                self.outcomes(self.tracker.boxed(args[0] if args else None, self.window_open))
+        elif name != "FLOOR":  # the floor is called: betting and irregularities go on
+            return False
+        return True
 
     # ------------------------------------------------------------------ cards
     def lost(self, ms: int) -> None:
@@ -198,6 +305,8 @@ class HandSession:
         """Turn what the tracker saw into events, alerts and betting state."""
         emit = self.out.emit
         for o in outcomes:
+            if self.void:
+                return  # the rest belongs to a hand nobody follows any more
             if isinstance(o, Dealt):
                 emit(ev.CardDealt, seat=o.seat, n=o.n, index=o.index, face_up=o.face_up,
                      card=o.card if o.face_up else None)
@@ -232,11 +341,12 @@ class HandSession:
 
     def _irregular(self, o: Irregularity) -> None:
         evidence = {"index": o.index, "expected": o.expected, "observed": o.observed}
+        if o.name == "deck_defective_duplicate":  # one alert, once the card has landed
+            self._void(self.tracker.pending, "duplicate", o.message,
+                       [o.card] if o.card else [], evidence)
+            return
         self.out.alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
                        cards=[o.card] if o.card else [], evidence=evidence if o.index else None)
-        if o.name == "deck_defective_duplicate":
-            self.defect("a card that appears twice in the deck", "MISDEAL-10")
-            self.game.duplicate_found(self)
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
             self.game.first_card_misdirected(self, o.seat, str(o.expected))
 
@@ -312,7 +422,7 @@ class HandSession:
 
     def money(self, outcomes: list[LedgerOutcome]) -> None:
         """Turn what the ledger booked into events and alerts."""
-        if not outcomes:
+        if not outcomes or self.void:
             return
         ledger = self.ledger
         for o in outcomes:
@@ -330,7 +440,7 @@ class HandSession:
                 if o.street == self.game.first_street:
                     self.game.first_round_action(self, d.seat, d.action)
                 self.out.emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount,
-                              to=d.to, stack=ledger.stacks[d.seat], pot=ledger.pot_total)
+                              to=d.to, stack=ledger.shown(d.seat), pot=ledger.pot_total)
                 if d.action == "fold" and not o.deemed:
                     self.out.alert("fold_recorded", self.game.fold_rule, "info",
                                    f"seat {d.seat} folded; the cards may not be picked up "
@@ -356,6 +466,8 @@ class HandSession:
         """MISDEAL-01: the first voluntary action of the first round closes the window."""
         if self.window_open and action in ("call", "bet", "raise", "all_in", "fold"):
             self.window_open = False
+            if not self.game.misdeal_window:
+                return  # draw has no misdeal window: a defective deck is a redeal (DECK-06)
             self.out.alert("misdeal_window_closed", "MISDEAL-01", "info",
                            f"seat {seat} acted: from now on a misdeal is no longer possible",
                            seat=seat)
@@ -386,6 +498,11 @@ class HandSession:
 
     def settled(self, st: Settled) -> None:
         """The pots are decided: the floor's record, the hands shown, the awards."""
+        if not st.uncontested:
+            order = [s.seat for s in st.showdown]
+            self.out.alert("showdown_order", self.game.show_rule, "info",
+                           "showing order: " + ", ".join(f"seat {s}" for s in order),
+                           seat=order[0] if order else None)
         self.report.settled(st)
         for n, shown in enumerate(st.showdown, 1):
             self.out.emit(ev.Showdown, seat=shown.seat, order=n, tabled=shown.tabled,
@@ -488,8 +605,10 @@ class HandSession:
         for seat, stack in stacks.items():
             if seat in players:
                 players[seat].stack = stack
+        unverified = self.table.unverified
         self.out.emit(ev.HandEnded, reason=reason,
-                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack)
+                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack,
+                                          unverified=s in unverified)
                               for s in hand.order if s in players],
                       board=list(hand.board), cards_used=hand.next_index - 1, **extra)
         if done:
@@ -505,7 +624,7 @@ class HandSession:
             stacks = dict(ledger.start_stacks)  # an unfinished hand gives every chip back
         else:
             reason = "uncontested" if settled.uncontested else "showdown"
-            stacks = dict(ledger.stacks)
+            stacks = ledger.shown_stacks()
         self.hand_ended(reason, stacks, done=False)
         if settled is not None and self.book is not None:
             s = self.table.s

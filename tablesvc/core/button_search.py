@@ -114,6 +114,13 @@ class ButtonSearch:
                        evidence: dict[str, Any]) -> None:
         self.held.append(lambda h: h.defective_card(uid, what, cards, evidence))
 
+    def uncollected(self) -> bool:
+        return False
+
+    def too_early(self, t: str, f: tuple[str, ...], value: int) -> bool:
+        del t, f, value
+        return False
+
     def chips(self, zone: str, value: int, before: int, added: int, ms: int) -> None:
         self.held.append(lambda h: h.chips(zone, value, before, added, ms))
         if zone.startswith("B") and (button := self._blinds()) is not None:

@@ -22,7 +22,6 @@ from tablesvc.core.inputs import format_ts
 from tablesvc.core.links import Link
 from tablesvc.core.monitors.base import Monitor
 
-
 STOPPED = "stopped"
 """The detail of a port the service closed itself, on its way out (drivers.transport)."""
 

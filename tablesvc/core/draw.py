@@ -149,6 +149,24 @@ class DrawHand:
     def street(self) -> str:
         return self.phase
 
+    def card_expected(self, betting_over: bool) -> bool:
+        """May the next card leave the shoe now: in the deal, or as a replacement in the
+        draw (the betting rounds take none)."""
+        del betting_over
+        return self.phase in ("deal", "draw")
+
+    @property
+    def cards_coming(self) -> bool:
+        """The deal has begun and is not complete, or a player's replacements are being
+        dealt: no betting can come before the last of them."""
+        if self.ended or self.voided is not None:
+            return False
+        if self.phase == "deal":
+            return self.next_index > 1
+        turn = self.current() if self.phase == "draw" else None
+        return turn is not None and turn.announced is not None and \
+            len(turn.received) < max(turn.announced, len(turn.discards))
+
     @property
     def deal_total(self) -> int:
         return CARDS * len(self.order)
@@ -440,6 +458,10 @@ class DrawHand:
         return out
 
     # --- internals -----------------------------------------------------------------
+    def turn_of(self, seat: int) -> Exchange | None:
+        """The seat's exchange in the draw, if it takes part."""
+        return self._turn(seat)
+
     def _turn(self, seat: int) -> Exchange | None:
         return next((t for t in self.turns if t.seat == seat), None)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 
-
 class Hand(Protocol):
     """One hand at the table, from its NEWHAND to the next."""
 
@@ -46,6 +45,15 @@ class Hand(Protocol):
     def defective_card(self, uid: str, what: str, cards: list[str],
                        evidence: dict[str, Any]) -> None:
         """A tag that does not belong to the deck in play left the shoe or reached a zone."""
+        ...
+
+    def uncollected(self) -> bool:
+        """Cards of the hand are not back in the muck or the shoe yet."""
+        ...
+
+    def too_early(self, t: str, f: tuple[str, ...], value: int) -> bool:
+        """Would this frame (type, fields; ``value`` of a chip inventory) come before
+        something another device saw first? (``tablesvc.core.physical_order``)"""
         ...
 
     # --- chips and the console --------------------------------------------------------------

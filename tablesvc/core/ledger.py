@@ -455,6 +455,17 @@ class Ledger:
         self.pending = Pending(seat, value, ms)
         return out
 
+    def completes_round(self) -> bool:
+        """The bet in motion, once final, completes the betting round."""
+        if self.pending is None or self.round is None:
+            return False
+        trial = copy.deepcopy(self.round)
+        try:
+            trial.apply(trial.classify(self.pending.seat, self.pending.to))
+        except ValueError:
+            return False
+        return trial.complete
+
     def _all_in_unverified(self, seat: int, to: int) -> Decision:
         """A call for less from a seat whose stack is not known: it is taken as his all-in,
         not as a short call (BET-09) that only an exact stack could tell."""

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from tablesvc.core import events as ev
 from tablesvc.core.commands import CommandError
 from tablesvc.core.context import TableContext
+from tablesvc.core.defects import DefectKind
 from tablesvc.core.draw import DrawComplete, Drew
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import (
@@ -44,7 +45,6 @@ from tablesvc.core.monitors.string_bets import StringBets
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import seat_zone
 from tablesvc.core.tracker import Tracker
-from tablesvc.core.defects import DefectKind
 from tablesvc.core.variants.base import Variant
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
@@ -181,6 +181,73 @@ class HandSession:
 
     def collected(self) -> None:
         self.outcomes(self.tracker.collected())  # BURN-08: every card collected
+
+    def uncollected(self) -> bool:
+        return any(r.zone not in ("MUCK", "DECK") for r in self.tracker.cards.values())
+
+    # ------------------------------------------------------------------ physical order
+    def too_early(self, t: str, f: tuple[str, ...], value: int) -> bool:
+        """Would this frame come before something that happened first at the table, whose
+        frame (of another device) may still be on its way? See ``physical_order``."""
+        if not self.live or self.void:
+            return False
+        if (game := self.game.too_early(self, t, f, value)) is not None:
+            return game
+        hand, ledger = self.tracker, self.ledger
+        if t == "DRAW":
+            if hand.pending is not None and hand.pending != f[0]:
+                return True  # the card before it has not landed yet
+            if not hand.card_expected(ledger.betting_over()):
+                return True  # the action that closes the round may be on its way
+            return hand.next_index == 1 and self.game.forced_bets_out(self)
+        if t == "ARR":
+            zone, uid = f[0], f[1]
+            rec = hand.cards.get(uid)
+            if rec is None or rec.zone == "DECK":  # its draw from the shoe may be on its way
+                return self.table.has_shoe and zone != "MUCK"
+            seat = hand.owner(uid) if zone == "MUCK" else None
+            return seat is not None and self._acts_too_early(seat, folds=True)
+        if t == "CHIPS":
+            zone = f[0]
+            rnd = ledger.round
+            now = self.table.zones.get(zone, 0)
+            if zone == "POT":  # the push before the showdown that decides it
+                return value < now and ledger.settled is None and ledger.checked_out is None
+            if rnd is None or not zone.startswith("B") or not zone[1:].isdigit():
+                return False
+            seat = int(zone[1:])
+            booked = rnd.contributed.get(seat, 0)
+            if value < now:
+                # below what is booked while the round is open: the gathering before the action
+                # that completes the round (or a real withdrawal, judged a tolerance later)
+                return value < booked and not rnd.complete and not ledger.completes_round()
+            if value == now:
+                return False  # the reader repeating itself
+            if hand.pending is not None or hand.cards_coming:
+                return True  # a bet while cards are still coming
+            return value > booked and self._acts_too_early(seat)
+        if t == "BTN" and f[0] in ("CHECK", "FOLD") and len(f) > 1 and f[1].isdigit():
+            return self._acts_too_early(int(f[1]), folds=f[0] == "FOLD")
+        return False
+
+    def _acts_too_early(self, seat: int, folds: bool = False) -> bool:
+        """A player acts: too early while cards are still coming, or before the player whose
+        turn it is (after a bet in motion, the next seat's; a player folding right after his
+        own bet waits for whoever acted in between)."""
+        hand, ledger = self.tracker, self.ledger
+        if hand.pending is not None or hand.cards_coming:
+            return True
+        rnd = ledger.round
+        if rnd is None or rnd.complete or seat not in rnd.active:
+            return False
+        pending = ledger.pending
+        if pending is None:
+            nxt = rnd.next_actor
+        elif pending.seat == seat:
+            return folds  # more of his own bet in motion; a fold needs a raise in between
+        else:  # the bet in motion becomes final with this action: the next seat acts then
+            nxt = rnd.seat_after(pending.seat)
+        return nxt is not None and nxt != seat
 
     def button(self, name: str, args: list[str]) -> bool:
         """A console button pressed during this hand; False for a name the hand does not
@@ -407,7 +474,7 @@ class HandSession:
         zones = self.table.zones
         in_zones = sum(zones.get(f"B{seat}", 0) for seat in self.tracker.order)
         short = ledger.pot_total - pot - in_zones
-        if short > 0 and not ledger.betting_open \
+        if short > 0 and gathering and not ledger.betting_open \
                 and (back := ledger.handed_back_whole(short)) is not None:
             self.money([back])  # a bet nobody could call went back whole, not into the pot
             expected, short = ledger.pot_total, 0

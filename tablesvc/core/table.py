@@ -27,6 +27,7 @@ from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDr
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.continuity import Continuity
 from tablesvc.core.controller import run_command
+from tablesvc.core.defects import DefectRuling
 from tablesvc.core.emitter import Emitter, Note, Output, Reply
 from tablesvc.core.hand import Hand
 from tablesvc.core.inputs import (
@@ -40,11 +41,11 @@ from tablesvc.core.inputs import (
 from tablesvc.core.links import STALE_AFTER_MS, Link, expire, port_change, receive
 from tablesvc.core.monitors.deck_integrity import DeckIntegrity
 from tablesvc.core.monitors.showdown_console import ShowdownConsole
+from tablesvc.core.physical_order import PhysicalOrder
 from tablesvc.core.session import HandSession, is_card_zone
 from tablesvc.core.settings import Player, TableSettings, seat_zone
 from tablesvc.core.untracked import DeferredAlert, UntrackedHand
 from tablesvc.core.variants import variant_for
-from tablesvc.core.defects import DefectRuling
 
 __all__ = ["Note", "Output", "Player", "Reply", "TableCore", "TableSettings"]
 
@@ -91,6 +92,7 @@ class TableCore:
         self.has_shoe = any(k == "shoe" for k in settings.devices.values())
         self.out = Emitter(settings.venue, settings.table, self._current_hand)
         self.continuity = Continuity(self.out, self.links)
+        self.order = PhysicalOrder(settings.order_tolerance_ms)
         self.boot = 0
         self.hand_no = 0
         # the hand under way, or the last one until the next NEWHAND collects its cards
@@ -116,12 +118,14 @@ class TableCore:
         out = self.out.begin(inp.ts, inp.ms)
         try:
             self._apply(inp)
-        except Exception as exc:  # noqa: BLE001 - the floor must hear of it, not the process
+        except Exception as exc:
             self._failed(inp, exc)
         return out
 
     def _apply(self, inp: Input) -> None:
         ms = inp.ms
+        if self.order.held:
+            self._release(ms)  # what waited long enough came first: it goes first
         self._expire(ms)
         if self.session is not None:
             self.session.expire(ms)
@@ -140,6 +144,8 @@ class TableCore:
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
                            "delivered and will not be retried", remedy="check the broker ACL "
                            "for this table's user")
+        if self.order.held:
+            self._release(ms)
         if self.session is not None:  # NEWHAND may have begun a new one
             self.session.tick(ms)
 
@@ -161,6 +167,8 @@ class TableCore:
         times = [t for link in self.links.values()
                  for t in (link.stale_deadline(), link.dirty_deadline()) if t is not None]
         if self.session is not None and (t := self.session.deadline()) is not None:
+            times.append(t)
+        if (t := self.order.deadline()) is not None:
             times.append(t)
         return min(times) if times else None
 
@@ -258,10 +266,40 @@ class TableCore:
             self._status(link, inp.ms)
         if link.counters.lost != lost or (frame.type == "HELLO" and seen):
             self._frames_lost(link, link.counters.lost - lost)
-        elif self.continuity.away and (frame.type in SIGNIFICANT or frame.type == "CHIPS"
-                                       and self._chips_change(frame)):
+        elif self.continuity.away and (frame.type in SIGNIFICANT or (frame.type == "CHIPS"
+                                       and self._chips_change(frame))):
             self._while_away(link)
-        self._dispatch(link, frame)
+        if self.order.busy(link.name) or self._too_early(link, frame):
+            self.order.hold(link, frame, inp.ms)
+        else:
+            self._dispatch(link, frame)
+
+    # ------------------------------------------------------------------ physical order
+    def _too_early(self, link: Link, frame: Frame) -> bool:
+        """Would this frame, taken now, come before something that happened first at the table
+        but whose frame (of another device) is still on its way? (``physical_order``)"""
+        if not self.order.tolerance_ms:
+            return False
+        t, f = frame.type, frame.fields
+        hand = self.session
+        live = hand is not None and hand.live
+        if t == "DRAW":
+            if not live:  # the NEWHAND may be on its way
+                return self.card_draw is None and not self.after_misdeal
+        elif t == "BTN":
+            if f[0] == "NEWHAND":  # the last hand's cards may still be on their way to the muck
+                return hand is not None and hand.uncollected()
+        elif t not in ("ARR", "CHIPS"):
+            return False
+        if hand is None or not live:
+            return False
+        value = self._chips_value(f[1]) if t == "CHIPS" else 0
+        return hand.too_early(t, f, value)
+
+    def _release(self, now: int) -> None:
+        """Frames held back that may go on now, oldest first, until none may."""
+        while (ready := self.order.next_ready(now, self._too_early)) is not None:
+            self._dispatch(ready[0], ready[1])
 
     def _frames_lost(self, link: Link, count: int) -> None:
         """Frames of ``link`` went missing (or it restarted): the hand under way cannot be
@@ -369,6 +407,10 @@ class TableCore:
         hand.arrive(zone, uid, card, self.out.ms)
 
     # ------------------------------------------------------------------ chips
+    def _chips_value(self, uids: str) -> int:
+        values = self.chip_values
+        return sum(values.get(uid, 0) for uid in uids.split(" ")) if uids else 0
+
     def _chips(self, zone: str, uids: str, ms: int) -> None:
         value, unknown = 0, 0
         chips = uids.split(" ") if uids else []

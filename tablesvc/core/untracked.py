@@ -106,6 +106,13 @@ class UntrackedHand:
                        evidence: dict[str, Any]) -> None:
         del uid, what, cards, evidence  # the hand is not followed: one notice was enough
 
+    def uncollected(self) -> bool:
+        return False
+
+    def too_early(self, t: str, f: tuple[str, ...], value: int) -> bool:
+        del t, f, value
+        return False
+
     def chips(self, zone: str, value: int, before: int, added: int, ms: int) -> None:
         del zone, value, before, added, ms
 

@@ -90,6 +90,20 @@ class Variant:
     def dealt(self, session: HandView) -> None:
         """A card reached a seat."""
 
+    def too_early(self, session: HandView, t: str, f: tuple[str, ...],
+                  value: int) -> bool | None:
+        """A frame of the game's own steps that would come before something another device
+        saw first (``tablesvc.core.physical_order``): True or False when the game decides,
+        None to leave it to the hand's common checks. ``value``: a chip inventory's worth."""
+        del session, t, f, value
+        return None
+
+    def forced_bets_out(self, session: HandView) -> bool:
+        """Before the first card: forced bets not in their zones yet (their chips may be on
+        their way from a slower port)."""
+        del session
+        return False
+
     def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
         """The first card went to the wrong seat: the dealer misplaced the button."""
 

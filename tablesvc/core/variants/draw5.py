@@ -13,7 +13,9 @@ from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
+from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.draw import CARDS, DrawHand
+from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.ledger import (
     Acted,
@@ -26,8 +28,6 @@ from tablesvc.core.ledger import (
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
-from tablesvc.core.defects import DefectKind, DefectRuling
-from tablesvc.core.emitter import Emitter
 from tablesvc.core.variants.base import HandView, Variant
 
 
@@ -103,6 +103,38 @@ class Draw5(Variant):
         if carry:
             out.alert("pot_carryover", "POT-10", "info",
                       f"this game starts with {carry} carried over from the last one")
+
+    def too_early(self, session: HandView, t: str, f: tuple[str, ...],
+                  value: int) -> bool | None:
+        """The draw's own order, player by player: the announcement (console), the discards
+        (muck), the replacements (shoe, then the seat). A step of a player read before the
+        step that came first waits for it."""
+        hand = _draw(session)
+        announcing = t == "BTN" and f[0] == "DRAW"
+        if hand.phase in ("deal", "predraw"):
+            return True if announcing else None  # the round's last action may be on its way
+        if hand.phase != "draw":
+            return None
+        turn = hand.current()
+        if announcing:  # the last player's replacements may still be landing
+            return hand.pending is not None or (
+                turn is not None and turn.announced is not None and len(f) > 1
+                and f[1] != str(turn.seat))
+        if t == "ARR" and f[0] == "MUCK":  # a discard: not before its player's announcement
+            seat = hand.owner(f[1])
+            mine = hand.turn_of(seat) if seat is not None else None
+            if mine is None:
+                return None
+            return mine.announced is None and not mine.done
+        if t == "DRAW" and turn is not None:  # a replacement before the discards or the call
+            return turn.announced is None or len(turn.discards) < turn.announced
+        if t == "CHIPS" and f[0].startswith("B") and turn is not None:
+            # a bet of the second round while a player has not finished his exchange
+            return value > session.table.zones.get(f[0], 0)
+        return None
+
+    def forced_bets_out(self, session: HandView) -> bool:
+        return session.table.zones.get("POT", 0) < session.ledger.antes
 
     def first_card(self, session: HandView) -> None:
         ledger = session.ledger

@@ -7,15 +7,15 @@ from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
+from tablesvc.core.defects import DefectKind, DefectRuling
+from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import HOLE_CARDS, HoldemHand
 from tablesvc.core.ledger import Ledger
-from tablesvc.core.monitors.blinds import Blinds
+from tablesvc.core.monitors.blinds import Blinds, posted_blinds
 from tablesvc.core.monitors.deal_completion import WORDS, DealCompletion
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
-from tablesvc.core.defects import DefectKind, DefectRuling
-from tablesvc.core.emitter import Emitter
 from tablesvc.core.variants.base import HandView, Variant
 
 
@@ -67,6 +67,11 @@ class Holdem(Variant):
     def monitors(self, session: HandView) -> dict[str, Any]:
         return {"blinds": Blinds(session.out),
                 "deal": DealCompletion(session.out, self.hole_cards)}
+
+    def forced_bets_out(self, session: HandView) -> bool:
+        zones, ledger = session.table.zones, session.ledger
+        return any(zones.get(f"B{seat}", 0) < amount
+                   for seat, amount in posted_blinds(ledger).items())
 
     def first_card(self, session: HandView) -> None:
         session.monitors["blinds"].first_card(session.ledger, session.table.zones)

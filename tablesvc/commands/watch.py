@@ -52,6 +52,8 @@ def run_watch(cfg: Config, args: argparse.Namespace) -> int:
         except ValueError:
             console.print(f"[red]not JSON on {msg.topic}[/red]")
             return
+        if args.alerts and isinstance(payload, dict) and payload.get("severity") == "info":
+            return  # the alerts feed is for people: an older service may still send info
         if args.json:
             print(json.dumps(payload), flush=True)
         else:

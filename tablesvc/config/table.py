@@ -137,6 +137,9 @@ class TimerRules(_Section):
     motion_s: float = Field(0.8, gt=0, le=10)
     release_s: float = Field(1.0, gt=0, le=10)
     clock_s: float = Field(30.0, gt=0, le=600, description="the action clock (BET-17)")
+    order_tolerance_s: float = Field(
+        0.05, ge=0, le=1, description="frames of different devices this close in time are "
+        "taken in the order that makes physical sense (0: as read)")
 
 
 class RulesSection(_Section):

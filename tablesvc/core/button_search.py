@@ -114,6 +114,10 @@ class ButtonSearch:
                        evidence: dict[str, Any]) -> None:
         self.held.append(lambda h: h.defective_card(uid, what, cards, evidence))
 
+    def stacks_counted(self, seats: set[int]) -> None:
+        """The floor counted these seats' chips (cmd/stacks): nothing to keep for them."""
+        del seats
+
     def uncollected(self) -> bool:
         return False
 

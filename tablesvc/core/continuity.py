@@ -68,9 +68,9 @@ class Continuity(Monitor):
         if link.kind == "console":
             self.start_unseen = True
 
-    def away_while(self, name: str) -> str | None:
-        """A device other than ``name`` that is away, if any."""
-        return next((d for d in self.away if d != name), None)
+    def away_while(self, name: str, state: str) -> str | None:
+        """A device other than ``name`` that is ``state`` (offline or stale), if any."""
+        return next((d for d, s in self.away.items() if d != name and s == state), None)
 
     def quiet(self, name: str) -> bool:
         """The floor was already told that ``name`` is away."""

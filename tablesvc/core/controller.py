@@ -119,6 +119,8 @@ def _stacks(table: TableCore, cmd: c.StacksCmd) -> dict[str, Any]:
     for seat, stack in cmd.stacks.items():
         table.players[seat].stack = stack
         table.unverified.discard(seat)
+    if hand is not None and hand.live:
+        hand.stacks_counted(set(cmd.stacks))
     return {"stacks": {str(s): table.players[s].stack for s in sorted(cmd.stacks)},
             "unverified": sorted(table.unverified)}
 

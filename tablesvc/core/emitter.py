@@ -64,6 +64,10 @@ class Emitter:
         self.alert_count = 0
         self.open_alerts: dict[str, str] = {}  # critical alerts not yet acknowledged: id -> name
         self.suspended: dict[str, str] = {}  # rule ID -> reason (DRAW-10)
+        # a device is away: a rule alert may only be what it could not see; it is held back
+        # and the table stops following the hand instead (``doubted``)
+        self.doubt = False
+        self.doubted = False
         self.out = Output()
         self.ts = ""
         self.ms = 0
@@ -118,6 +122,9 @@ class Emitter:
               evidence: dict[str, Any] | None = None, **extra: Any) -> None:
         """Raise one alert: public, without card identities; the cards and the evidence go
         to a secure ``alert_detail`` with the same id."""
+        if self.doubt and severity != "info" and rule != "TABLE-00":
+            self.doubted = True
+            return
         if rule in self.suspended and severity != "info":
             severity = "info"  # DRAW-10: the players agreed to suspend this rule
             message = f"(rule {rule} suspended) {message}"

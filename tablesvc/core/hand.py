@@ -47,6 +47,11 @@ class Hand(Protocol):
         """A tag that does not belong to the deck in play left the shoe or reached a zone."""
         ...
 
+    def stacks_counted(self, seats: set[int]) -> None:
+        """The floor counted these seats' chips (cmd/stacks) while the hand is open: their
+        stacks are confirmed, whatever the hand did."""
+        ...
+
     def uncollected(self) -> bool:
         """Cards of the hand are not back in the muck or the shoe yet."""
         ...

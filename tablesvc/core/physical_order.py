@@ -42,6 +42,11 @@ class PhysicalOrder:
     def hold(self, link: Link, frame: Frame, ms: int) -> None:
         self.held.setdefault(link.name, deque()).append((link, frame, ms))
 
+    def holds_draw(self, uid: str) -> bool:
+        """The shoe's draw of this tag is waiting: the card cannot have landed before it."""
+        return any(frame.type == "DRAW" and frame.fields[0] == uid
+                   for queue in self.held.values() for _, frame, _ in queue)
+
     def deadline(self) -> int | None:
         """When the oldest frame waiting goes on anyway."""
         if not self.held:

@@ -182,6 +182,10 @@ class HandSession:
     def collected(self) -> None:
         self.outcomes(self.tracker.collected())  # BURN-08: every card collected
 
+    def stacks_counted(self, seats: set[int]) -> None:
+        """The floor counted these seats' chips (cmd/stacks): nothing to keep for them."""
+        del seats
+
     def uncollected(self) -> bool:
         return any(r.zone not in ("MUCK", "DECK") for r in self.tracker.cards.values())
 
@@ -682,7 +686,11 @@ class HandSession:
             hand.ended = True
 
     def end(self) -> None:
-        """The hand is over: settled when the pots are decided, cancelled otherwise."""
+        """The hand is over: settled when the pots are decided, cancelled otherwise. While a
+        device is away its result cannot be vouched for: the hand ends untracked instead."""
+        if self.out.doubt and self.live:
+            self.out.doubted = True
+            return
         hand, ledger = self.tracker, self.ledger
         self.money(ledger.finalize())
         settled = ledger.settled

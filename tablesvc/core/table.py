@@ -124,6 +124,8 @@ class TableCore:
 
     def _apply(self, inp: Input) -> None:
         ms = inp.ms
+        out = self.out
+        out.doubt = bool(self.continuity.away)
         if self.order.held:
             self._release(ms)  # what waited long enough came first: it goes first
         self._expire(ms)
@@ -139,6 +141,10 @@ class TableCore:
             self.boot += 1
             self.continuity.service_started(ms)
             self.out.emit(ev.ServiceStarted, version=inp.version, boot=self.boot)
+            hand = self.session
+            if hand is not None and hand.live and hand.tracked:
+                self.untrack(hand, "the service restarted during the hand; what happened "
+                             "while it was down was not seen")
         elif isinstance(inp, PublishRefused):
             self.out.alert("publish_refused", "TABLE-00", "warning",
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
@@ -148,6 +154,18 @@ class TableCore:
             self._release(ms)
         if self.session is not None:  # NEWHAND may have begun a new one
             self.session.tick(ms)
+        if out.doubted:
+            self._in_doubt()
+
+    def _in_doubt(self) -> None:
+        """A rule alert came while a device was away: what it could not see may be all
+        there is to it, so the hand is no longer followed, and the alert is not raised."""
+        self.out.doubted = False
+        hand = self.session
+        away = next(iter(self.continuity.away), None)
+        if hand is not None and hand.live and hand.tracked and away is not None:
+            self.untrack(hand, f"{away} is {self.continuity.away[away]}, and what it did not "
+                         "see cannot be followed", quiet=self.continuity.quiet(away))
 
     def _failed(self, inp: Input, exc: Exception) -> None:
         self.out.rollback()
@@ -291,6 +309,8 @@ class TableCore:
                 return hand is not None and hand.uncollected()
         elif t not in ("ARR", "CHIPS"):
             return False
+        if t == "ARR" and self.order.holds_draw(f[1]):
+            return True  # a card cannot land before it left the shoe
         if hand is None or not live:
             return False
         value = self._chips_value(f[1]) if t == "CHIPS" else 0
@@ -312,8 +332,10 @@ class TableCore:
             self.untrack(hand, what, quiet=self.continuity.quiet(link.name))
 
     def _while_away(self, link: Link) -> None:
-        """Something happened at the table while another device could not see it."""
-        away = self.continuity.away_while(link.name)
+        """Something happened at the table while another device's cable is out: it could not
+        see it, and its frames of that time are lost for good. (A device that only fell
+        silent tells, when it is back, whether it missed anything: its seq.)"""
+        away = self.continuity.away_while(link.name, "offline")
         hand = self.session
         if away is not None and hand is not None and hand.live and hand.tracked:
             self.untrack(hand, f"{away} is {self.continuity.away[away]} while the hand goes on",
@@ -491,6 +513,11 @@ class TableCore:
     def _new_hand(self) -> None:
         self.card_draw = None
         previous = self.session
+        if previous is not None and previous.live and previous.tracked and self.out.doubt:
+            away = next(iter(self.continuity.away))
+            self.untrack(previous, f"{away} is {self.continuity.away[away]}, and what it did "
+                         "not see cannot be followed", quiet=self.continuity.quiet(away))
+            previous = self.session
         if previous is not None and previous.live:
             previous.end()
         if previous is not None:
@@ -520,6 +547,7 @@ class TableCore:
             carried=self.carry, unverified=self.unverified)
         session = HandSession(self, game, self.hand_no, tracker, ledger, book)
         self.session = session
+        self.out.doubted = False  # a doubt was about the hand before
         session.start()
         away = next(iter(self.continuity.away), None)
         if away is not None:

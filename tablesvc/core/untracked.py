@@ -65,6 +65,7 @@ class UntrackedHand:
         self.ends = ends
         self.over = False  # the next hand (or the misdeal) has come: nothing more to swallow
         self.ended: str | None = None  # the hand_ended reason, once announced
+        self.counted: set[int] = set()  # seats the floor counted before the hand ended
         if kind == "untracked":
             self.out.alert("hand_untracked", "TABLE-00", "info" if quiet else "warning",
                            f"hand {number} is not tracked: {reason}; it raises no rule "
@@ -114,7 +115,14 @@ class UntrackedHand:
         return False
 
     def chips(self, zone: str, value: int, before: int, added: int, ms: int) -> None:
-        del zone, value, before, added, ms
+        """The pot pushed: an untracked hand is over (a void hand waits for the dealer's
+        MISDEAL or the next NEWHAND)."""
+        del added, ms
+        if self.kind == "untracked" and zone == "POT" and value == 0 < before:
+            self._finish("untracked")
+
+    def stacks_counted(self, seats: set[int]) -> None:
+        self.counted |= seats
 
     def button(self, name: str, args: list[str]) -> bool:
         del name, args
@@ -195,7 +203,8 @@ class UntrackedHand:
                 if seat in players:
                     players[seat].stack = stack
         else:
-            table.unverified.update(s for s in (self.order or tuple(players)) if s in players)
+            table.unverified.update(s for s in (self.order or tuple(players))
+                                    if s in players and s not in self.counted)
         seats = self.order or tuple(sorted(players))
         self.out.emit(ev.HandEnded, hand=self.number, reason=reason,
                       stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack,

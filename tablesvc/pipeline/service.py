@@ -57,6 +57,7 @@ def settings_of(cfg: Config) -> TableSettings:
         deliver_ms=int(cfg.rules.timers.deliver_s * 1000),
         all_check=cfg.rules.draw.second_round_all_check,
         motion_ms=int(cfg.rules.timers.motion_s * 1000),
+        order_tolerance_ms=round(cfg.rules.timers.order_tolerance_s * 1000),
         qualification_table=cfg.rules.he.qualification_table,
     )
 
@@ -70,9 +71,11 @@ def build_core(cfg: Config, cfg_path: Path) -> TableCore:
 
 
 def routes_of(event: ev.Event) -> tuple[str, ...]:
+    """The topics an event goes to: ``alerts`` carries what needs a person (warning and
+    critical alerts, DESIGN §9); info alerts stay on ``events``."""
     if event.FEED == "secure":
         return ("secure/events",)
-    if isinstance(event, ev.Alert):
+    if isinstance(event, ev.Alert) and event.severity != "info":
         return ("events", "alerts")
     return ("events",)
 

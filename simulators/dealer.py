@@ -311,21 +311,35 @@ class Dealer:
         ``dead`` is the money in the pot that no seat bet in this hand's rounds (antes, a
         carried-over pot): every seat still in can win it.
         """
-        awards, pots = self.split(hand, strength, dead)
-        if sum(awards.values()) != hand.pot.value:
+        before = dict(hand.returned)
+        awards, pots, _ = self.split(hand, strength, dead)
+        pushed = dict(awards)  # the uncalled part goes back to its owner with the push
+        for seat, back in hand.returned.items():
+            if back > before.get(seat, 0):
+                pushed[seat] = pushed.get(seat, 0) + back - before.get(seat, 0)
+        if sum(pushed.values()) != hand.pot.value:
             raise AssertionError(f"awards {awards} do not add up to the pot {hand.pot.value}")
-        paid = [s for s in hand.order if awards.get(s)]
+        paid = [s for s in hand.order if pushed.get(s)]
         for i, seat in enumerate(paid):
             last = i == len(paid) - 1
-            chips = hand.pot.take_all() if last else self.take(hand.pot, awards[seat])
+            chips = hand.pot.take_all() if last else self.take(hand.pot, pushed[seat])
             self.piles[seat].add(chips)
             self.show_pot(hand)  # change made in the pot
         return awards, pots
 
     def split(
         self, hand: Hand, strength: Mapping[int, HandValue], dead: int
-    ) -> tuple[dict[int, int], list[PotAward]]:
-        """Who gets what: the pots (main, then side pots) split by ``strength``."""
+    ) -> tuple[dict[int, int], list[PotAward], int]:
+        """Who gets what: the pots (main, then side pots) split by ``strength``. What only one
+        seat put in, above everything any other seat matched, was never won: it goes back to
+        him (booked as returned, whether or not the dealer handed it back first)."""
+        contributions = hand.contributions
+        top = max(contributions, key=lambda s: contributions[s])
+        others = max((c for s, c in contributions.items() if s != top), default=0)
+        uncalled = max(0, contributions[top] - others) if top in hand.live else 0
+        if uncalled:
+            contributions[top] -= uncalled
+            hand.returned[top] = hand.returned.get(top, 0) + uncalled
         awards: dict[int, int] = {}
         pots: list[PotAward] = []
         for pot in build_pots(hand.contributions, hand.live, dead):
@@ -338,7 +352,7 @@ class Dealer:
             pots.append(PotAward(pot.amount, eligible, shares))
             for seat, amount in shares.items():
                 awards[seat] = awards.get(seat, 0) + amount
-        return awards, pots
+        return awards, pots, uncalled
 
     def pushes_from_zones(self) -> bool:
         """Will the next uncontested hand go to its winner straight from the bet zones?"""
@@ -351,7 +365,7 @@ class Dealer:
         (winner,) = hand.live
         if self.habits.hand_back and self.habit_rng.random() < self.habits.hand_back:
             self.hand_back_uncalled(hand)
-        awards, pots = self.split(hand, {}, dead)
+        awards, pots, _ = self.split(hand, {}, dead)
         for seat in hand.order:
             zone = f"B{seat}"
             chips = self.felt.chips(zone)

@@ -62,6 +62,8 @@ class Acted:
     street: str
     raised: bool  # it put the round's highest bet up
     deemed: str | None = None  # "clock" (BET-17) or "absent" (BET-16): the dealer applies it
+    stack: int = 0  # the seat's stack right after the action
+    pot: int = 0  # everything put in so far, right after the action
 
 
 @dataclass(frozen=True, slots=True)
@@ -755,7 +757,7 @@ class Ledger:
             added = d.amount
             self.stacks[d.seat] -= added
             self.contributed[d.seat] += added
-        acted = Acted(d, self.street, raised, deemed)
+        acted = Acted(d, self.street, raised, deemed, self.shown(d.seat), self.pot_total)
         self.history.append(acted)
         out.append(acted)
         self.plan.booked(self, acted)
@@ -817,8 +819,22 @@ class Ledger:
     def showdown(self, holes: Mapping[int, Sequence[str]], board: Sequence[str]) -> Settled:
         return self._settle(uncontested=False, holes=holes, board=board)
 
+    def _return_uncalled(self) -> None:
+        """What only one live seat put in, above everything any other seat matched, was never
+        won by anyone: it goes back to him, not into a pot (whether the dealer hands it back
+        before or pushes it with the pot, the stacks come out the same)."""
+        if not self.contributed:
+            return
+        top = max(self.contributed, key=lambda s: self.contributed[s])
+        others = max((c for s, c in self.contributed.items() if s != top), default=0)
+        uncalled = self.contributed[top] - others
+        if uncalled > 0 and top not in self.folded:  # a folded seat's chips are dead money
+            self.contributed[top] -= uncalled
+            self.stacks[top] += uncalled
+
     def _settle(self, uncontested: bool, holes: Mapping[int, Sequence[str]] | None = None,
                 board: Sequence[str] = ()) -> Settled:
+        self._return_uncalled()
         live = self.live
         try:
             pots = build_pots(self.contributed, live)

@@ -474,6 +474,8 @@ class HandSession:
         when the blinds already closed the round), and chips still lying in the bet zones
         are not missing."""
         ledger = self.ledger
+        if ledger.settled is not None:
+            return  # the hand is decided: everything goes to the middle before the push
         expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
         zones = self.table.zones
         in_zones = sum(zones.get(f"B{seat}", 0) for seat in self.tracker.order)
@@ -511,7 +513,7 @@ class HandSession:
                 if o.street == self.game.first_street:
                     self.game.first_round_action(self, d.seat, d.action)
                 self.out.emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount,
-                              to=d.to, stack=ledger.shown(d.seat), pot=ledger.pot_total)
+                              to=d.to, stack=o.stack, pot=o.pot)
                 if d.action == "fold" and not o.deemed:
                     self.out.alert("fold_recorded", self.game.fold_rule, "info",
                                    f"seat {d.seat} folded; the cards may not be picked up "

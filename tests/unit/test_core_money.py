@@ -167,7 +167,8 @@ def test_everyone_folds_to_the_big_blind_who_wins_uncontested():
     folds = [(a.name, a.rule, a.seat) for a in t.of(ev.Alert) if a.name == "fold_recorded"]
     assert folds == [("fold_recorded", "BET-08", 1), ("fold_recorded", "BET-08", 2)]
     pot = t.of(ev.PotAwarded)
-    assert [(p.amount, p.seats, p.uncontested) for p in pot] == [(150, [3], True)]
+    # the big blind's 50 that nobody called goes back to him; the pot he wins is 100
+    assert [(p.amount, p.seats, p.uncontested) for p in pot] == [(100, [3], True)]
     t.gather([2, 3], 150)
     t.push()
     ended = t.of(ev.HandEnded)[0]

@@ -177,7 +177,7 @@ def test_clean_draw_game_deals_draws_bets_and_awards_without_alerts() -> None:
     assert t.problems() == []
     awarded = t.of(ev.PotAwarded)
     assert awarded and awarded[0].seats == [1]
-    assert awarded[0].amount == 40 + 4 * 50 + 100
+    assert awarded[0].amount == 40 + 4 * 50  # his 100 nobody called goes back to him
     assert ("game_checked_out", "info") not in t.alerts()
 
 
@@ -227,7 +227,7 @@ def test_all_check_in_the_first_round_carries_the_pot_into_the_next_game() -> No
     t.fold(3)
     t.fold(1)
     award = t.of(ev.PotAwarded)[-1]
-    assert award.seats == [2] and award.amount == 30 + 30 + 20
+    assert award.seats == [2] and award.amount == 30 + 30  # his uncalled 20 goes back
     assert t.problems() == []
 
 

@@ -497,7 +497,6 @@ class HandSession:
         """Turn what the ledger booked into events and alerts."""
         if not outcomes or self.void:
             return
-        ledger = self.ledger
         for o in outcomes:
             if isinstance(o, Posted):
                 self.out.emit(ev.Action, seat=o.seat, action=o.action, amount=o.amount,

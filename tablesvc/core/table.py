@@ -21,7 +21,7 @@ from tablesvc.core import commands as c
 from tablesvc.core import events as ev
 from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDrawTie
 from tablesvc.core.cards import DeckRegistry
-from tablesvc.core.commands import CommandError, parse_command
+from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, parse_command
 from tablesvc.core.emitter import Emitter, Note, Output, Reply
 from tablesvc.core.inputs import (
     Command,
@@ -90,6 +90,9 @@ class TableCore:
         self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.passed_over: int | None = None  # TABLE-02: a newcomer the button moves past
+        # how commands are checked: strictly, unless the journal's last start record is of a
+        # version that checked them laxly (its journal must replay as it was published)
+        self.command_checks = COMMAND_CHECKS
 
     # ------------------------------------------------------------------ entry points
     def apply(self, inp: Input) -> Output:
@@ -106,6 +109,7 @@ class TableCore:
         elif isinstance(inp, PortChange):
             self._port(inp)
         elif isinstance(inp, ServiceStart):
+            self.command_checks = inp.command_checks
             self.boot += 1
             self.out.emit(ev.ServiceStarted, version=inp.version, boot=self.boot)
         elif isinstance(inp, PublishRefused):
@@ -485,7 +489,9 @@ class TableCore:
     def _command(self, inp: Command) -> None:
         request_id = inp.body.get("request_id")
         try:
-            parsed = parse_command(inp.cmd, inp.body)
+            limits = Limits(self.s.seats, self.s.max_stack,
+                            strict=self.command_checks >= COMMAND_CHECKS)
+            parsed = parse_command(inp.cmd, inp.body, limits)
             data = self._run_command(parsed)
         except CommandError as err:
             self.out.reply(Reply(inp.cmd, request_id, False, str(err)))

@@ -27,6 +27,7 @@ from tablesvc import __version__
 from tablesvc.config.registry import load_chips, load_decks
 from tablesvc.config.table import Config, device_url, resolve
 from tablesvc.core import events as ev
+from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, ReplayCmd, parse_command
 from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline.clock import frame_in, now_ms, stamp
@@ -58,6 +59,7 @@ def settings_of(cfg: Config) -> TableSettings:
         all_check=cfg.rules.draw.second_round_all_check,
         motion_ms=int(cfg.rules.timers.motion_s * 1000),
         qualification_table=cfg.rules.he.qualification_table,
+        max_stack=g.max_stack,
     )
 
 
@@ -162,7 +164,7 @@ class Service:
             password=read_password(self.cfg.mqtt.password_file),
         )
         ts, ms = stamp()
-        self.inputs.put(ServiceStart(ts, ms, __version__))
+        self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
         self.publisher.start()
         for name, dev in self.cfg.devices.items():
             t = SerialTransport(name, device_url(self.cfg_path, dev.url), baudrate=dev.baudrate,
@@ -189,6 +191,8 @@ class Service:
         try:
             while not self._stop.is_set():
                 self.step(timeout=0.1)
+                if self.publisher is not None and self.publisher.failed:
+                    raise RuntimeError(self.publisher.failed)
         except Exception as exc:
             log.critical("pipeline failed; stopping so that a restart recovers from the journal",
                          error=str(exc), exc_info=True)
@@ -215,9 +219,16 @@ class Service:
     def _on_port(self, name: str, is_open: bool, detail: str) -> None:
         ts, ms = stamp()
         self.inputs.put(PortChange(ts, ms, name, is_open, detail))
-        log.info("port " + ("open" if is_open else "closed"), device=name, detail=detail)
+        url = device_url(self.cfg_path, self.cfg.devices[name].url) \
+            if name in self.cfg.devices else ""
+        if is_open:
+            log.info("port open", device=name, url=url)
+        else:
+            log.warning("port closed", device=name, url=url, detail=detail)
 
     def _on_command(self, name: str, body: dict[str, Any]) -> None:
+        """A command whose bytes passed intake (``tablesvc.pipeline.intake``): journalled as
+        an input and checked by the core, except ``replay``, which the service answers."""
         if name == "replay":
             self._replay_command(body)
             return
@@ -233,14 +244,14 @@ class Service:
         assert self.publisher is not None
         rid = body.get("request_id")
         try:
-            lo, hi = int(body["from_seq"]), int(body["to_seq"])
-            if lo < 1 or hi < lo:
-                raise ValueError("need 1 <= from_seq <= to_seq")
-        except (KeyError, TypeError, ValueError) as exc:
-            self.publisher.reply("replay", {"request_id": rid, "ok": False,
-                                            "error": f"invalid replay command: {exc}",
+            cmd = parse_command("replay", body, Limits(self.cfg.table.seats,
+                                                        self.cfg.game.max_stack))
+        except CommandError as exc:
+            self.publisher.reply("replay", {"request_id": rid, "ok": False, "error": str(exc),
                                             "data": None})
             return
+        assert isinstance(cmd, ReplayCmd)
+        lo, hi = cmd.from_seq, cmd.to_seq
         limit = 1000
         msgs = self.outbox.acked_range("events", lo, hi, limit)
         data = {"events": [json.loads(m.payload) for m in msgs],

@@ -143,12 +143,12 @@ def request_id_of(payload: bytes) -> str | int | None:
     if len(payload) > 65536:
         return None
     try:
-        body = json.loads(payload.decode("utf-8"), parse_constant=_refuse_constant,
-                          parse_float=_finite, parse_int=_safe_int)
+        body = json.loads(payload.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     rid = body.get("request_id") if isinstance(body, dict) else None
-    if isinstance(rid, bool) or not isinstance(rid, str | int):
+    if isinstance(rid, bool) or not isinstance(rid, str | int) or (
+            isinstance(rid, int) and abs(rid) > SAFE_INT):
         return None
     if isinstance(rid, str):
         try:

@@ -45,6 +45,7 @@ from tablesvc.pipeline.replay import apply_input
 log = structlog.get_logger("tablesvc.pipeline.service")
 
 BATCH_MAX = 2000
+ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
 
 
 def settings_of(cfg: Config) -> TableSettings:
@@ -334,8 +335,10 @@ class Service:
                 if isinstance(e, ev.DeviceStatus):
                     pub.set_retained(f"devices/{e.device}", e.model_dump(mode="json"))
                 if isinstance(e, ev.Alert):
-                    log.warning("alert", alert=e.name, rule=e.rule, severity=e.severity,
-                                seat=e.seat, message=e.message, hand=e.hand)
+                    # an info alert is a marker of play, not a problem: logged as info
+                    level = ALERT_LOG_LEVEL.get(e.severity, "warning")
+                    getattr(log, level)("alert", alert=e.name, rule=e.rule, severity=e.severity,
+                                        seat=e.seat, message=e.message, hand=e.hand)
             for r in out.replies:
                 pub.reply(r.cmd, r.payload())
             for n in out.notes:

@@ -51,7 +51,7 @@ def test_hostile_commands_are_refused_with_a_reply_and_the_table_keeps_working(
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    _, svc = start_service(tmp_path, rig, broker, service_factory, sub)
     # Ann has 5000 in seat 1 (the config's players)
     for _, name, body, _ in HOSTILE:
         sub.client.publish(f"{PREFIX}/cmd/{name}", body, qos=1)

@@ -209,3 +209,27 @@ class Client:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def edge_broker(folder: Path, venue: str, table: str, password: str, central_port: int,
+                ca: Path) -> Mosquitto:
+    """deploy/mosquitto-edge.conf for one table: a broker beside the service, bridged to the
+    central broker at ``central_port`` (on localhost, as its certificate names it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    passwd = folder / "tablesvc.passwd"
+    make_passwords(passwd, {table: password})
+    acl = folder / "tablesvc.acl"
+    acl.write_text(shipped_acl(venue))
+    port = free_port()
+    text = (DEPLOY / "mosquitto-edge.conf").read_text()
+    text = substitute(text, {
+        "password_file /etc/mosquitto/tablesvc.passwd": f"password_file {passwd}",
+        "acl_file /etc/mosquitto/tablesvc.acl": f"acl_file {acl}",
+        "listener 1883 127.0.0.1": f"listener {port} 127.0.0.1",
+        "address @CENTRAL@:8883": f"address localhost:{central_port}",
+        "bridge_cafile /etc/mosquitto/certs/ca.crt": f"bridge_cafile {ca}",
+        "remote_password @PASSWORD@": f"remote_password {password}",
+    }, "deploy/mosquitto-edge.conf")
+    text = text.replace("@VENUE@", venue).replace("@TABLE@", table)
+    assert "@" not in "".join(line for line in text.splitlines() if not line.startswith("#"))
+    return Mosquitto(folder, port=port, conf=text)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import queue
+import secrets
+import sqlite3
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, ReplayC
 from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline.clock import frame_in, now_ms, stamp
+from tablesvc.pipeline.files import private_storage, write_private
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
     Journal,
@@ -43,6 +46,10 @@ from tablesvc.pipeline.publisher import Publisher, read_password
 from tablesvc.pipeline.replay import apply_input
 
 log = structlog.get_logger("tablesvc.pipeline.service")
+
+
+class StorageError(Exception):
+    """The storage dir cannot be used; the message names the file and what is wrong."""
 
 BATCH_MAX = 2000
 ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
@@ -70,6 +77,13 @@ def build_core(cfg: Config, cfg_path: Path) -> TableCore:
     chips = load_chips(resolve(cfg_path, cfg.registry.chips))
     players = [Player(p.seat, p.name, p.stack) for p in cfg.players]
     return TableCore(settings_of(cfg), decks, chips, players)
+
+
+def client_id(cfg: Config) -> str:
+    """The table's MQTT client id: recognisable in a broker's log, with a random part so that
+    nobody can guess it and knock the table off by connecting with it (the shipped broker
+    config also ties client ids to user names, which makes that impossible)."""
+    return f"tablesvc-{cfg.table.venue}-{cfg.table.id}-{secrets.token_hex(4)}"
 
 
 def routes_of(event: ev.Event) -> tuple[str, ...]:
@@ -104,9 +118,12 @@ class Service:
         self.cfg = cfg
         self.cfg_path = cfg_path
         self.storage = resolve(cfg_path, cfg.storage.dir)
-        self.storage.mkdir(parents=True, exist_ok=True)
+        private_storage(self.storage)
         self.core = build_core(cfg, cfg_path)
-        self.outbox = Outbox(self.storage / OUTBOX_NAME)
+        try:
+            self.outbox = Outbox(self.storage / OUTBOX_NAME)
+        except sqlite3.Error as exc:  # its own message names no file
+            raise StorageError(f"{self.storage / OUTBOX_NAME}: {exc}") from exc
         self.delay_ms = int(cfg.broadcast.holecard_delay_s * 1000)
         self.inputs: queue.Queue[Input] = queue.Queue()
         self.stats = Stats()
@@ -153,16 +170,21 @@ class Service:
         self.journal = Journal(self.storage / JOURNAL_DIR)
         self.outbox.start(retention_ms=self.cfg.mqtt.retention_s * 1000)
         boot = self.core.boot + 1
+        mqtt_cfg = self.cfg.mqtt
+        if mqtt_cfg.ca_file:  # relative to the config file, as every path of it
+            mqtt_cfg = mqtt_cfg.model_copy(
+                update={"ca_file": str(resolve(self.cfg_path, mqtt_cfg.ca_file))})
         self.publisher = Publisher(
-            self.cfg.mqtt,
+            mqtt_cfg,
             f"{self.cfg.mqtt.topic_prefix}/{self.cfg.table.venue}/{self.cfg.table.id}",
             self.outbox,
             on_command=self._on_command,
             on_refused=self._on_refused,
-            client_id=f"tablesvc-{self.cfg.table.venue}-{self.cfg.table.id}",
+            client_id=client_id(self.cfg),
             version=__version__,
             boot=boot,
-            password=read_password(self.cfg.mqtt.password_file),
+            password=read_password(str(resolve(self.cfg_path, self.cfg.mqtt.password_file))
+                                   if self.cfg.mqtt.password_file else ""),
         )
         ts, ms = stamp()
         self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
@@ -319,7 +341,7 @@ class Service:
         try:
             if not folder.is_dir():
                 folder.mkdir(mode=0o700)  # hole cards: readable by the service's user only
-            (folder / f"{e.table}-{e.hand or 0:06d}.phh").write_text(e.phh, encoding="utf-8")
+            write_private(folder / f"{e.table}-{e.hand or 0:06d}.phh", e.phh)
         except OSError as exc:
             log.error("hand history not written", hand=e.hand, error=str(exc))
 

@@ -9,6 +9,9 @@ nothing", next to a user who may and does receive the same message.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +20,7 @@ import pytest
 
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.mosquitto import wait_until
-from tests.conftest import ServiceProcess
+from tests.conftest import ROOT, ServiceProcess
 from tests.integration.conftest import PLAYERS, write_config
 from tests.venue import ROLES, Client, VenueBroker
 
@@ -181,3 +184,72 @@ def test_the_service_publishes_over_tls_as_its_table_user_and_only_broadcast_see
     assert floor.on(f"{P}/t01/secure/events") == []
     assert any(t.startswith(f"{P}/t01/devices/") for t, _ in floor.messages)
     assert "refuses" not in svc.logs()  # nothing the table publishes was refused
+
+
+def watch(cfg: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tablesvc.commands.cli", "watch", "--config",
+                           str(cfg), *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def table_toml(folder: Path, venue: VenueBroker) -> Path:
+    """The table's own config, as installed: its user, password file and CA."""
+    cfg = folder / "t01.toml"
+    cfg.write_text(f'[table]\nvenue = "{VENUE}"\nid = "t01"\n[mqtt]\nhost = "localhost"\n'
+                   f'port = {venue.tls_port}\nusername = "t01"\n'
+                   f'password_file = "{venue.password_file("t01")}"\nca_file = "{venue.ca}"\n')
+    return cfg
+
+
+def test_watch_as_the_tables_own_user_is_refused_saying_the_broker_denies_it_reading(
+        tmp_path: Path, venue: VenueBroker, connect: Callable[..., Client]) -> None:
+    table = connect("t01")
+    assert table.connected()
+    done = watch(table_toml(tmp_path, venue), "--alerts", "--timeout", "5")
+    assert done.returncode == 2
+    assert f"the broker denies user t01 reading {P}/t01/alerts" in " ".join(done.stderr.split())
+    assert "Traceback" not in done.stderr
+    assert table.disconnects == []  # it never connected as the table
+
+
+def test_watch_with_a_missing_password_file_or_a_wrong_password_says_which(
+        tmp_path: Path, venue: VenueBroker) -> None:
+    cfg = table_toml(tmp_path, venue)
+    missing = watch(cfg, "--username", "floor", "--password-file", str(tmp_path / "nope"),
+                    "--timeout", "5")
+    assert missing.returncode == 2
+    assert f"cannot read the password file {tmp_path / 'nope'}" in " ".join(
+        missing.stderr.split())
+    wrong = tmp_path / "wrong.pass"
+    wrong.write_text("not-the-password\n")
+    refused = watch(cfg, "--username", "floor", "--password-file", str(wrong), "--timeout", "5")
+    assert refused.returncode == 2
+    assert "the broker refused the connection" in refused.stderr
+    assert "Traceback" not in missing.stderr + refused.stderr
+
+
+def test_watch_as_a_user_the_acl_gives_nothing_says_so_and_a_floor_user_sees_the_alerts(
+        tmp_path: Path, venue: VenueBroker, connect: Callable[..., Client]) -> None:
+    table = connect("t01")
+    assert table.connected()
+    assert table.publish(f"{P}/t01/status", {"state": "online"}, retain=True) < 128
+    cfg = table_toml(tmp_path, venue)
+    # another table's user may read nothing of t01: mosquitto grants the subscription but
+    # delivers nothing, not even the retained status
+    other = watch(cfg, "--username", "t02", "--password-file", str(venue.password_file("t02")),
+                  "--alerts", "--timeout", "7")
+    assert "the broker denies user t02 reading it" in " ".join(other.stderr.split())
+    floor = subprocess.Popen(
+        [sys.executable, "-m", "tablesvc.commands.cli", "watch", "--config", str(cfg),
+         "--username", "floor", "--password-file", str(venue.password_file("floor")),
+         "--alerts", "--json", "--count", "1", "--timeout", "20"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    seq = 0
+    while floor.poll() is None and seq < 40:  # until the watcher has subscribed and got one
+        seq += 1
+        assert table.publish(f"{P}/t01/alerts", {"seq": seq, "type": "alert"}) < 128
+        time.sleep(0.5)
+    out, err = floor.communicate(timeout=30)
+    assert floor.returncode == 0, err
+    assert json.loads(out.splitlines()[0])["type"] == "alert"
+    assert "denies" not in err

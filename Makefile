@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[demo,test]'
+	$(BIN)/pip install -q -e '.[demo,test,metrics]'
 	@touch $(STAMP)
 
 install: $(STAMP)

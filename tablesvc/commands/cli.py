@@ -49,7 +49,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from tablesvc.commands.logs import configure
     from tablesvc.pipeline.journal import JournalError
-    from tablesvc.pipeline.service import Service, StorageError
+    from tablesvc.pipeline.service import Service, StartError, StorageError
 
     os.umask(0o077)  # journal, outbox, checkpoints, hand histories: the service's user only
     configure(args.log, args.log_level)
@@ -72,10 +72,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"cannot start: {err} (the journal is kept as it is; see docs/OPERATIONS.md)",
               file=sys.stderr)
         return EXIT_USAGE
-    except (StorageError, OSError, sqlite3.Error) as err:
+    except StorageError as err:
+        print(f"cannot start: storage {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except StartError as err:
+        print(f"cannot start: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except (OSError, sqlite3.Error) as err:
         where = getattr(err, "filename", None)
-        text = str(err) if isinstance(err, StorageError) or where else \
-            f"{cfg.storage.dir}: {err}"
+        text = str(err) if where else f"{cfg.storage.dir}: {err}"
         print(f"cannot start: storage {text}", file=sys.stderr)
         return EXIT_USAGE
     stop = threading.Event()

@@ -17,8 +17,9 @@ import queue
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +49,18 @@ from tablesvc.pipeline.replay import apply_input
 log = structlog.get_logger("tablesvc.pipeline.service")
 
 
-class StorageError(Exception):
+class StartError(Exception):
+    """The service cannot start for a reason a restart will not mend (exit status 2); the
+    message names the file or the setting."""
+
+
+class StorageError(StartError):
     """The storage dir cannot be used; the message names the file and what is wrong."""
 
 BATCH_MAX = 2000
 ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
+PROGRESS_EVERY_S = 2.0
+"""While recovering from a long journal, a progress line this often."""
 
 
 def settings_of(cfg: Config) -> TableSettings:
@@ -109,6 +117,8 @@ class Stats:
     inputs: int = 0
     events: int = 0
     batches: int = 0
+    alerts: dict[str, int] = field(default_factory=dict)  # by severity
+    recovery_s: float = 0.0
 
 
 class Service:
@@ -133,6 +143,7 @@ class Service:
         self.journal: Journal | None = None
         self.transports: list[SerialTransport] = []
         self.publisher: Publisher | None = None
+        self.metrics_server: Any = None
 
     # ------------------------------------------------------------------ lifecycle
     def recover(self) -> int:
@@ -145,9 +156,14 @@ class Service:
             return 0
         high = self.outbox.high_seq()
         count, pending = 0, []
+        progress = time.monotonic() + PROGRESS_EVERY_S
         for inp in read_journal(self.storage):
             out = apply_input(self.core, inp)
             count += 1
+            if count % 1000 == 0 and time.monotonic() >= progress:  # a long day's journal
+                progress = time.monotonic() + PROGRESS_EVERY_S
+                log.info("recovering: replaying the journal", inputs=count,
+                         last_seq=self.core.seq)
             if out is None:
                 continue
             fresh = [e for e in out.events if e.seq > high]
@@ -166,7 +182,9 @@ class Service:
         return count
 
     def start(self) -> None:
+        started = time.monotonic()
         self.recover()
+        self.stats.recovery_s = time.monotonic() - started
         self.journal = Journal(self.storage / JOURNAL_DIR)
         self.outbox.start(retention_ms=self.cfg.mqtt.retention_s * 1000)
         boot = self.core.boot + 1
@@ -186,6 +204,15 @@ class Service:
             password=read_password(str(resolve(self.cfg_path, self.cfg.mqtt.password_file))
                                    if self.cfg.mqtt.password_file else ""),
         )
+        if self.cfg.metrics.port:
+            from tablesvc.pipeline.metrics import start_endpoint
+
+            m = self.cfg.metrics
+            try:
+                self.metrics_server = start_endpoint(self, m.address, m.port)
+            except OSError as exc:
+                raise StartError(f"{self.cfg_path}: metrics: cannot listen on {m.address}:"
+                                 f"{m.port}: {exc.strerror or exc}") from exc
         ts, ms = stamp()
         self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
         self.publisher.start()
@@ -232,10 +259,19 @@ class Service:
             self.publisher.stop()
         if self.journal:
             self.journal.close()
+        if self.metrics_server is not None:
+            self.metrics_server.shutdown()
         self.outbox.close()
         log.info("stopped", inputs=self.stats.inputs, events=self.stats.events)
 
     # ------------------------------------------------------------------ intake (other threads)
+    def outbox_depth(self) -> int:
+        """Events the broker has not acknowledged yet (for the metrics endpoint)."""
+        try:
+            return self.outbox.unacked_count()
+        except sqlite3.Error:
+            return -1
+
     def _on_chunk(self, name: str, chunk: bytes) -> None:
         self.inputs.put(frame_in(name, chunk))
 
@@ -357,6 +393,7 @@ class Service:
                 if isinstance(e, ev.DeviceStatus):
                     pub.set_retained(f"devices/{e.device}", e.model_dump(mode="json"))
                 if isinstance(e, ev.Alert):
+                    self.stats.alerts[e.severity] = self.stats.alerts.get(e.severity, 0) + 1
                     # an info alert is a marker of play, not a problem: logged as info
                     level = ALERT_LOG_LEVEL.get(e.severity, "warning")
                     getattr(log, level)("alert", alert=e.name, rule=e.rule, severity=e.severity,

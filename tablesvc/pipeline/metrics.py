@@ -14,7 +14,7 @@ The service imports this module only when the endpoint is on: prometheus-client 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 from wsgiref.simple_server import WSGIServer
 
 import structlog
@@ -22,12 +22,35 @@ from prometheus_client import start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
-if TYPE_CHECKING:
-    from tablesvc.pipeline.service import Service
+from tablesvc.core.table import TableCore
+from tablesvc.pipeline.publisher import Publisher
 
 log = structlog.get_logger("tablesvc.pipeline.metrics")
 
 BAD_CAUSES = ("bad_crc", "malformed", "too_long", "garbage", "unknown_type")
+
+
+class Counts(Protocol):
+    @property
+    def inputs(self) -> int: ...
+    @property
+    def events(self) -> int: ...
+    @property
+    def alerts(self) -> dict[str, int]: ...
+    @property
+    def recovery_s(self) -> float: ...
+
+
+class Service(Protocol):
+    """What the endpoint reads of the service (tablesvc.pipeline.service.Service)."""
+
+    @property
+    def core(self) -> TableCore: ...
+    @property
+    def publisher(self) -> Publisher | None: ...
+    @property
+    def stats(self) -> Counts: ...
+    def outbox_depth(self) -> int: ...
 
 
 class ServiceCollector(Collector):

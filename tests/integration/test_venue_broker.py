@@ -253,3 +253,35 @@ def test_watch_as_a_user_the_acl_gives_nothing_says_so_and_a_floor_user_sees_the
     assert floor.returncode == 0, err
     assert json.loads(out.splitlines()[0])["type"] == "alert"
     assert "denies" not in err
+
+
+def test_a_backlog_goes_out_over_tls_through_a_full_in_flight_window_and_nothing_is_lost(
+        tmp_path: Path, venue: VenueBroker, connect: Callable[..., Client]) -> None:
+    """A restart after an outage sends the outbox's backlog: paho's window (mqtt.inflight)
+    fills up, publish() is refused past it, and every message still goes, once."""
+    from tablesvc.config.table import MqttSection
+    from tablesvc.pipeline.outbox import Message, Outbox
+    from tablesvc.pipeline.publisher import Publisher
+
+    reader = connect("broadcast")
+    assert reader.connected()
+    reader.subscribe(f"{P}/t01/events")
+    total = 3000
+    outbox = Outbox(tmp_path / "o.sqlite")
+    outbox.add([Message(s, "events", json.dumps({"seq": s}), 0, 0) for s in range(1, total + 1)])
+    outbox.start()
+    pub = Publisher(MqttSection(host="localhost", port=venue.tls_port, username="t01",
+                                ca_file=str(venue.ca), protocol="5", inflight=200),
+                    f"{P}/t01", outbox, on_command=lambda n, b: None,
+                    on_refused=lambda s, r: None, client_id="ignored", version="t",
+                    password=USERS["t01"])
+    pub.start()
+    try:
+        wait_until(lambda: len(reader.on(f"{P}/t01/events")) >= total, 60, "the backlog")
+        wait_until(lambda: outbox.flush() and outbox.unacked_count() == 0, 30, "every ack")
+    finally:
+        pub.stop()
+        outbox.close()
+    assert [p["seq"] for p in reader.on(f"{P}/t01/events")] == list(range(1, total + 1))
+    assert pub.peak_inflight == 200  # the window was used to the full, and never beyond
+    assert pub.refused == 0

@@ -282,6 +282,8 @@ class Service:
             if name in self.cfg.devices else ""
         if is_open:
             log.info("port open", device=name, url=url)
+        elif detail == "stopped":  # the service itself closed it
+            log.info("port closed", device=name, url=url, detail=detail)
         else:
             log.warning("port closed", device=name, url=url, detail=detail)
 

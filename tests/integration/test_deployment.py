@@ -9,6 +9,7 @@ configured, answers Prometheus with the table's figures.
 
 from __future__ import annotations
 
+import json
 import stat
 import subprocess
 import sys
@@ -131,3 +132,57 @@ def test_the_metrics_endpoint_reports_frames_events_alerts_hands_and_the_outbox(
     assert m[("tablesvc_inflight", ())] >= 0
     assert m[("tablesvc_broker_connected", ())] == 1
     assert ("tablesvc_recovery_seconds", ()) in m
+
+
+def test_each_port_event_is_one_log_line_and_info_alerts_are_logged_at_info(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    sub = subscriber_factory("tablesvc/#")
+    _, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    rig.table.play_hand()
+    wait_until(lambda: hands_ended(sub) == 1, 20, "the hand")
+    rig.unplug("chips")
+    wait_until(lambda: "port closed" in svc.logs(), 10, "the unplugged port")
+    assert svc.stop() == 0
+    lines = [json.loads(line) for line in svc.logs().splitlines() if line.startswith("{")]
+    ports = [(r["event"], r.get("device")) for r in lines if "port" in r["event"]
+             or "transport" in r["event"]]
+    devices = ("shoe", "cards", "chips", "console")
+    # each opened once, and closed once: the chips when unplugged, the others at the stop
+    assert sorted(ports) == sorted([("port open", d) for d in devices]
+                                   + [("port closed", d) for d in devices])
+    closed = {r["device"]: r for r in lines if r["event"] == "port closed"}
+    assert closed["chips"]["level"] == "warning" and closed["chips"]["url"].endswith("chips")
+    assert closed["shoe"]["level"] == "info" and closed["shoe"]["detail"] == "stopped"
+    alerts = [r for r in lines if r["event"] == "alert"]
+    assert alerts and all(r["level"] == {"info": "info", "warning": "warning",
+                                         "critical": "error"}[r["severity"]] for r in alerts)
+    assert any(r["severity"] == "info" for r in alerts)
+
+
+def test_a_long_recovery_says_how_far_it_has_come(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import structlog
+
+    from tablesvc.config.table import load_config
+    from tablesvc.core.inputs import format_ts
+    from tablesvc.pipeline import service as service_module
+
+    store = tmp_path / "store"
+    store.mkdir()
+    t0 = 1_796_000_000_000
+    # the journal of an older install: one file, 3,000 inputs
+    (store / "journal.jsonl").write_text("".join(
+        json.dumps({"ts": format_ts(t0 + n * 1000), "src": "tick"}) + "\n"
+        for n in range(3000)))
+    (tmp_path / "decks").mkdir()
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f'[table]\nvenue = "v"\nid = "t"\n[storage]\ndir = "{store}"\n')
+    monkeypatch.setattr(service_module, "PROGRESS_EVERY_S", 0.0)  # every 1,000 inputs
+    service = service_module.Service(load_config(cfg), cfg)
+    with structlog.testing.capture_logs() as logs:
+        service.recover()
+    service.outbox.close()
+    progress = [r["inputs"] for r in logs if r["event"] == "recovering: replaying the journal"]
+    assert progress == [1000, 2000, 3000]

@@ -97,6 +97,9 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
                 denied.append(topic)
         if denied:
             done.set()
+        else:  # on stderr, so that --json output stays clean
+            err.print(f"watching {', '.join(wanted)} as "
+                      f"{f'user {username}' if username else 'an anonymous client'}")
 
     def on_disconnect(client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                       props: Any = None) -> None:

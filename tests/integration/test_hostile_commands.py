@@ -80,9 +80,13 @@ def test_hostile_commands_are_refused_with_a_reply_and_the_table_keeps_working(
                            and e["name"] == "player_seated" for e in sub.events()), 5,
                "the seating's event")
     # the seated player of seat 1 kept his stack: a `true` seat was not taken as seat 1
-    state = [s for s in sub.on("state") if isinstance(s, dict)][-1]
-    stacks = {p["seat"]: p["stack"] for p in state.get("players", [])}
-    assert stacks[1] == 5000 and stacks[2] == 3000
+
+    def stacks() -> dict[int, int]:
+        states = [s for s in sub.on("state") if isinstance(s, dict)]
+        return {p["seat"]: p["stack"] for p in states[-1].get("players", [])} if states else {}
+
+    wait_until(lambda: 2 in stacks(), 5, "the state with Eve seated")
+    assert stacks()[1] == 5000 and stacks()[2] == 3000
     assert svc.stop() == 0
     journal = b"".join(p.read_bytes().rstrip(b"\0")
                        for p in sorted((tmp_path / "store" / "journal").iterdir()))

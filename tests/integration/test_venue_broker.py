@@ -175,10 +175,10 @@ def test_the_service_publishes_over_tls_as_its_table_user_and_only_broadcast_see
 
     wait_until(devices_online, 20, "the four devices online")
     rig.table.play_hand()
-    wait_until(lambda: any(p["type"] == "hand_ended" for p in floor.on(f"{P}/t01/events")), 30,
-               "the hand at the floor")
-    wait_until(lambda: len(broadcast.on(f"{P}/t01/secure/events")) >= len(PLAYERS), 10,
-               "hole cards at broadcast")
+    wait_until(lambda: any(p["type"] == "board" for p in floor.on(f"{P}/t01/events")), 30,
+               "the flop at the floor")
+    wait_until(lambda: sum(p["type"] == "hole_cards" for p in broadcast.on(
+        f"{P}/t01/secure/events")) >= len(PLAYERS), 10, "hole cards at broadcast")
     assert svc.stop() == 0
     assert {p["type"] for p in broadcast.on(f"{P}/t01/secure/events")} >= {"hole_cards"}
     assert floor.on(f"{P}/t01/secure/events") == []

@@ -34,27 +34,55 @@ def _stop_on_signals(stop: threading.Event) -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def _preflight(path: Path) -> tuple[Config | None, list[str], list[str]]:
+    from tablesvc.config.preflight import preflight
+
+    found = preflight(path)
+    return found.config, found.errors, found.warnings
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    """Exit 2 (systemd's RestartPreventExitStatus) for what a restart cannot mend: a config,
+    registry or storage problem, each named on its own line; 1 for a failure while running,
+    after which a restart recovers from the journal."""
+    import sqlite3
+
     from tablesvc.commands.logs import configure
     from tablesvc.pipeline.journal import JournalError
-    from tablesvc.pipeline.service import Service
+    from tablesvc.pipeline.service import Service, StartError, StorageError
 
+    os.umask(0o077)  # journal, outbox, checkpoints, hand histories: the service's user only
     configure(args.log, args.log_level)
-    cfg = _load(args.config)
+    path = Path(args.config)
+    cfg, errors, warnings = _preflight(path)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if errors or cfg is None:
+        print(f"config {path} refused, {len(errors)} problem(s):", file=sys.stderr)
+        for e in errors:
+            print(f"  {e}", file=sys.stderr)
+        return EXIT_USAGE
     try:
-        service = Service(cfg, Path(args.config))
+        service = Service(cfg, path)
+        service.start()  # recovers from the journal first
     except RegistryError as err:
         print(err, file=sys.stderr)
         return EXIT_USAGE
-    except OSError as err:
-        print(f"cannot start: {err}", file=sys.stderr)
-        return EXIT_FAIL
-    try:
-        service.start()  # recovers from the journal first
-    except (JournalError, OSError) as err:
-        print(f"cannot start: {err}\nthe journal is kept as it is; see docs/OPERATIONS.md",
+    except JournalError as err:
+        print(f"cannot start: {err} (the journal is kept as it is; see docs/OPERATIONS.md)",
               file=sys.stderr)
-        return EXIT_FAIL
+        return EXIT_USAGE
+    except StorageError as err:
+        print(f"cannot start: storage {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except StartError as err:
+        print(f"cannot start: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except (OSError, sqlite3.Error) as err:
+        where = getattr(err, "filename", None)
+        text = str(err) if where else f"{cfg.storage.dir}: {err}"
+        print(f"cannot start: storage {text}", file=sys.stderr)
+        return EXIT_USAGE
     stop = threading.Event()
     _stop_on_signals(stop)
     worker = threading.Thread(target=service.serve, name="pipeline")
@@ -95,18 +123,22 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    cfg = _load(args.file)
-    from tablesvc.config.registry import load_chips, load_decks
-    from tablesvc.config.table import resolve
+    """Everything ``run`` would refuse, in one pass (tablesvc.config.preflight)."""
+    from tablesvc.config.preflight import preflight
 
-    try:
-        decks = load_decks(resolve(Path(args.file), cfg.registry.decks))
-        chips = load_chips(resolve(Path(args.file), cfg.registry.chips))
-    except RegistryError as err:
-        print(err, file=sys.stderr)
+    path = Path(args.file)
+    found = preflight(path)
+    for w in found.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if found.errors or found.config is None:
+        print(f"config {path} refused, {len(found.errors)} problem(s):", file=sys.stderr)
+        for e in found.errors:
+            print(f"  {e}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"{args.file}: ok (table {cfg.table.venue}/{cfg.table.id}, {len(cfg.devices)} "
-          f"devices, {len(decks)} decks, {len(chips)} chips)")
+    cfg = found.config
+    print(f"{path}: ok (table {cfg.table.venue}/{cfg.table.id}, {len(cfg.devices)} "
+          f"devices, {found.decks} decks, {found.chips} chips"
+          + (f", {len(found.warnings)} warning(s)" if found.warnings else "") + ")")
     return EXIT_OK
 
 
@@ -135,6 +167,12 @@ def cmd_deck_enroll(args: argparse.Namespace) -> int:
     except EnrollError as err:
         print(f"\nenrollment refused, nothing written: {err}", file=sys.stderr)
         return EXIT_FAIL
+    except OSError as err:
+        print(f"\nthe deck file could not be written: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print("\nenrollment cancelled, nothing written", file=sys.stderr)
+        return EXIT_FAIL
     print(f"\ndeck {args.deck_id} enrolled: {path}")
     return EXIT_OK
 
@@ -156,6 +194,12 @@ def cmd_chips_enroll(args: argparse.Namespace) -> int:
     except EnrollError as err:
         print(f"chip enrollment refused, nothing written: {err}", file=sys.stderr)
         return EXIT_FAIL
+    except OSError as err:
+        print(f"the chip registry could not be written: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print("chip enrollment cancelled, nothing written", file=sys.stderr)
+        return EXIT_FAIL
     print(f"{count} chips of value {args.value} enrolled in {path}")
     return EXIT_OK
 
@@ -163,7 +207,7 @@ def cmd_chips_enroll(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from tablesvc.commands.watch import run_watch
 
-    return run_watch(_load(args.config), args)
+    return run_watch(_load(args.config), args, Path(args.config))
 
 
 def cmd_sim(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tablesvc.core import commands as c
-from tablesvc.core.commands import CommandError, parse_command
+from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, parse_command
 from tablesvc.core.emitter import Emitter, Reply
 from tablesvc.core.hand import Hand
 from tablesvc.core.inputs import Command
@@ -28,6 +28,7 @@ class TableCore(Protocol):
     unverified: set[int]
     next_button: int | None
     button_known: bool
+    command_checks: int  # the checks commands had when journalled (an old journal: lax)
 
     def seated(self, seat: int, name: str) -> None: ...
     def misdeal(self, why: str) -> bool: ...
@@ -41,7 +42,9 @@ def run_command(table: TableCore, inp: Command) -> None:
     """Carry out one command and answer it."""
     request_id = inp.body.get("request_id")
     try:
-        parsed = parse_command(inp.cmd, inp.body)
+        limits = Limits(table.s.seats, table.s.max_stack,
+                        strict=table.command_checks >= COMMAND_CHECKS)
+        parsed = parse_command(inp.cmd, inp.body, limits)
         data = _run(table, parsed)
     except CommandError as err:
         table.out.reply(Reply(inp.cmd, request_id, False, str(err)))

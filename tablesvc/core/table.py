@@ -25,6 +25,7 @@ from tablesvc.core import events as ev
 from tablesvc.core.button_search import ButtonSearch
 from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDrawTie
 from tablesvc.core.cards import DeckRegistry
+from tablesvc.core.commands import COMMAND_CHECKS
 from tablesvc.core.continuity import Continuity
 from tablesvc.core.controller import run_command
 from tablesvc.core.defects import DefectRuling
@@ -109,6 +110,9 @@ class TableCore:
         self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.passed_over: int | None = None  # TABLE-02: a newcomer the button moves past
+        # how commands are checked: strictly, unless the journal's last start record is of a
+        # version that checked them laxly (its journal must replay as it was published)
+        self.command_checks = COMMAND_CHECKS
 
     # ------------------------------------------------------------------ entry points
     def apply(self, inp: Input) -> Output:
@@ -138,6 +142,7 @@ class TableCore:
         elif isinstance(inp, PortChange):
             self._port(inp)
         elif isinstance(inp, ServiceStart):
+            self.command_checks = inp.command_checks
             self.boot += 1
             self.continuity.service_started(ms)
             self.out.emit(ev.ServiceStarted, version=inp.version, boot=self.boot)

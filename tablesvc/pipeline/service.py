@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import queue
+import secrets
+import sqlite3
 import threading
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +30,11 @@ from tablesvc import __version__
 from tablesvc.config.registry import load_chips, load_decks
 from tablesvc.config.table import Config, device_url, resolve
 from tablesvc.core import events as ev
+from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, ReplayCmd, parse_command
 from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline.clock import frame_in, now_ms, stamp
+from tablesvc.pipeline.files import private_storage, write_private
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
     Journal,
@@ -43,7 +48,19 @@ from tablesvc.pipeline.replay import apply_input
 
 log = structlog.get_logger("tablesvc.pipeline.service")
 
+
+class StartError(Exception):
+    """The service cannot start for a reason a restart will not mend (exit status 2); the
+    message names the file or the setting."""
+
+
+class StorageError(StartError):
+    """The storage dir cannot be used; the message names the file and what is wrong."""
+
 BATCH_MAX = 2000
+ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
+PROGRESS_EVERY_S = 2.0
+"""While recovering from a long journal, a progress line this often."""
 
 
 def settings_of(cfg: Config) -> TableSettings:
@@ -59,6 +76,7 @@ def settings_of(cfg: Config) -> TableSettings:
         motion_ms=int(cfg.rules.timers.motion_s * 1000),
         order_tolerance_ms=round(cfg.rules.timers.order_tolerance_s * 1000),
         qualification_table=cfg.rules.he.qualification_table,
+        max_stack=g.max_stack,
     )
 
 
@@ -68,6 +86,13 @@ def build_core(cfg: Config, cfg_path: Path) -> TableCore:
     chips = load_chips(resolve(cfg_path, cfg.registry.chips))
     players = [Player(p.seat, p.name, p.stack) for p in cfg.players]
     return TableCore(settings_of(cfg), decks, chips, players)
+
+
+def client_id(cfg: Config) -> str:
+    """The table's MQTT client id: recognisable in a broker's log, with a random part so that
+    nobody can guess it and knock the table off by connecting with it (the shipped broker
+    config also ties client ids to user names, which makes that impossible)."""
+    return f"tablesvc-{cfg.table.venue}-{cfg.table.id}-{secrets.token_hex(4)}"
 
 
 def routes_of(event: ev.Event) -> tuple[str, ...]:
@@ -95,6 +120,8 @@ class Stats:
     inputs: int = 0
     events: int = 0
     batches: int = 0
+    alerts: dict[str, int] = field(default_factory=dict)  # by severity
+    recovery_s: float = 0.0
 
 
 class Service:
@@ -104,9 +131,12 @@ class Service:
         self.cfg = cfg
         self.cfg_path = cfg_path
         self.storage = resolve(cfg_path, cfg.storage.dir)
-        self.storage.mkdir(parents=True, exist_ok=True)
+        private_storage(self.storage)
         self.core = build_core(cfg, cfg_path)
-        self.outbox = Outbox(self.storage / OUTBOX_NAME)
+        try:
+            self.outbox = Outbox(self.storage / OUTBOX_NAME)
+        except sqlite3.Error as exc:  # its own message names no file
+            raise StorageError(f"{self.storage / OUTBOX_NAME}: {exc}") from exc
         self.delay_ms = int(cfg.broadcast.holecard_delay_s * 1000)
         self.inputs: queue.Queue[Input] = queue.Queue()
         self.stats = Stats()
@@ -116,6 +146,7 @@ class Service:
         self.journal: Journal | None = None
         self.transports: list[SerialTransport] = []
         self.publisher: Publisher | None = None
+        self.metrics_server: Any = None
 
     # ------------------------------------------------------------------ lifecycle
     def recover(self) -> int:
@@ -128,9 +159,14 @@ class Service:
             return 0
         high = self.outbox.high_seq()
         count, pending = 0, []
+        progress = time.monotonic() + PROGRESS_EVERY_S
         for inp in read_journal(self.storage):
             out = apply_input(self.core, inp)
             count += 1
+            if count % 1000 == 0 and time.monotonic() >= progress:  # a long day's journal
+                progress = time.monotonic() + PROGRESS_EVERY_S
+                log.info("recovering: replaying the journal", inputs=count,
+                         last_seq=self.core.seq)
             if out is None:
                 continue
             fresh = [e for e in out.events if e.seq > high]
@@ -149,23 +185,39 @@ class Service:
         return count
 
     def start(self) -> None:
+        started = time.monotonic()
         self.recover()
+        self.stats.recovery_s = time.monotonic() - started
         self.journal = Journal(self.storage / JOURNAL_DIR)
         self.outbox.start(retention_ms=self.cfg.mqtt.retention_s * 1000)
         boot = self.core.boot + 1
+        mqtt_cfg = self.cfg.mqtt
+        if mqtt_cfg.ca_file:  # relative to the config file, as every path of it
+            mqtt_cfg = mqtt_cfg.model_copy(
+                update={"ca_file": str(resolve(self.cfg_path, mqtt_cfg.ca_file))})
         self.publisher = Publisher(
-            self.cfg.mqtt,
+            mqtt_cfg,
             f"{self.cfg.mqtt.topic_prefix}/{self.cfg.table.venue}/{self.cfg.table.id}",
             self.outbox,
             on_command=self._on_command,
             on_refused=self._on_refused,
-            client_id=f"tablesvc-{self.cfg.table.venue}-{self.cfg.table.id}",
+            client_id=client_id(self.cfg),
             version=__version__,
             boot=boot,
-            password=read_password(self.cfg.mqtt.password_file),
+            password=read_password(str(resolve(self.cfg_path, self.cfg.mqtt.password_file))
+                                   if self.cfg.mqtt.password_file else ""),
         )
+        if self.cfg.metrics.port:
+            from tablesvc.pipeline.metrics import start_endpoint
+
+            m = self.cfg.metrics
+            try:
+                self.metrics_server = start_endpoint(self, m.address, m.port)
+            except OSError as exc:
+                raise StartError(f"{self.cfg_path}: metrics: cannot listen on {m.address}:"
+                                 f"{m.port}: {exc.strerror or exc}") from exc
         ts, ms = stamp()
-        self.inputs.put(ServiceStart(ts, ms, __version__))
+        self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
         self.publisher.start()
         for name, dev in self.cfg.devices.items():
             t = SerialTransport(name, device_url(self.cfg_path, dev.url), baudrate=dev.baudrate,
@@ -192,6 +244,8 @@ class Service:
         try:
             while not self._stop.is_set():
                 self.step(timeout=0.1)
+                if self.publisher is not None and self.publisher.failed:
+                    raise RuntimeError(self.publisher.failed)
         except Exception as exc:
             log.critical("pipeline failed; stopping so that a restart recovers from the journal",
                          error=str(exc), exc_info=True)
@@ -208,19 +262,37 @@ class Service:
             self.publisher.stop()
         if self.journal:
             self.journal.close()
+        if self.metrics_server is not None:
+            self.metrics_server.shutdown()
         self.outbox.close()
         log.info("stopped", inputs=self.stats.inputs, events=self.stats.events)
 
     # ------------------------------------------------------------------ intake (other threads)
+    def outbox_depth(self) -> int:
+        """Events the broker has not acknowledged yet (for the metrics endpoint)."""
+        try:
+            return self.outbox.unacked_count()
+        except sqlite3.Error:
+            return -1
+
     def _on_chunk(self, name: str, chunk: bytes) -> None:
         self.inputs.put(frame_in(name, chunk))
 
     def _on_port(self, name: str, is_open: bool, detail: str) -> None:
         ts, ms = stamp()
         self.inputs.put(PortChange(ts, ms, name, is_open, detail))
-        log.info("port " + ("open" if is_open else "closed"), device=name, detail=detail)
+        url = device_url(self.cfg_path, self.cfg.devices[name].url) \
+            if name in self.cfg.devices else ""
+        if is_open:
+            log.info("port open", device=name, url=url)
+        elif detail == "stopped":  # the service itself closed it
+            log.info("port closed", device=name, url=url, detail=detail)
+        else:
+            log.warning("port closed", device=name, url=url, detail=detail)
 
     def _on_command(self, name: str, body: dict[str, Any]) -> None:
+        """A command whose bytes passed intake (``tablesvc.pipeline.intake``): journalled as
+        an input and checked by the core, except ``replay``, which the service answers."""
         if name == "replay":
             self._replay_command(body)
             return
@@ -236,14 +308,14 @@ class Service:
         assert self.publisher is not None
         rid = body.get("request_id")
         try:
-            lo, hi = int(body["from_seq"]), int(body["to_seq"])
-            if lo < 1 or hi < lo:
-                raise ValueError("need 1 <= from_seq <= to_seq")
-        except (KeyError, TypeError, ValueError) as exc:
-            self.publisher.reply("replay", {"request_id": rid, "ok": False,
-                                            "error": f"invalid replay command: {exc}",
+            cmd = parse_command("replay", body, Limits(self.cfg.table.seats,
+                                                        self.cfg.game.max_stack))
+        except CommandError as exc:
+            self.publisher.reply("replay", {"request_id": rid, "ok": False, "error": str(exc),
                                             "data": None})
             return
+        assert isinstance(cmd, ReplayCmd)
+        lo, hi = cmd.from_seq, cmd.to_seq
         limit = 1000
         msgs = self.outbox.acked_range("events", lo, hi, limit)
         data = {"events": [json.loads(m.payload) for m in msgs],
@@ -310,7 +382,7 @@ class Service:
         try:
             if not folder.is_dir():
                 folder.mkdir(mode=0o700)  # hole cards: readable by the service's user only
-            (folder / f"{e.table}-{e.hand or 0:06d}.phh").write_text(e.phh, encoding="utf-8")
+            write_private(folder / f"{e.table}-{e.hand or 0:06d}.phh", e.phh)
         except OSError as exc:
             log.error("hand history not written", hand=e.hand, error=str(exc))
 
@@ -326,8 +398,11 @@ class Service:
                 if isinstance(e, ev.DeviceStatus):
                     pub.set_retained(f"devices/{e.device}", e.model_dump(mode="json"))
                 if isinstance(e, ev.Alert):
-                    log.warning("alert", alert=e.name, rule=e.rule, severity=e.severity,
-                                seat=e.seat, message=e.message, hand=e.hand)
+                    self.stats.alerts[e.severity] = self.stats.alerts.get(e.severity, 0) + 1
+                    # an info alert is a marker of play, not a problem: logged as info
+                    level = ALERT_LOG_LEVEL.get(e.severity, "warning")
+                    getattr(log, level)("alert", alert=e.name, rule=e.rule, severity=e.severity,
+                                        seat=e.seat, message=e.message, hand=e.hand)
             for r in out.replies:
                 pub.reply(r.cmd, r.payload())
             for n in out.notes:

@@ -27,7 +27,7 @@ NAMES = ("Ann", "Ben", "Cy", "Di", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo")
 
 
 class LiveTable:
-    """One table: virtual devices on ptys, a config, and the service as a child process."""
+    """One table: virtual devices on TCP ports, a config, and the service as a child process."""
 
     def __init__(self, folder: Path, venue: str, table: str, broker_port: int, *,
                  scenario: str | None = None, seats: dict[int, int] | None = None,
@@ -42,8 +42,10 @@ class LiveTable:
         self.button = setup.button if setup else None
         self.pace = pace
         folder.mkdir(parents=True, exist_ok=True)
+        # TCP device ports (socket://), as a serial-over-LAN adapter would give: many tables
+        # on one machine need no pty numbers
         self.rig = VirtualTableRig(
-            folder / "sim", seats=self.seats, seed=seed, pace=hands_pace or pace,
+            folder / "sim", tcp=True, seats=self.seats, seed=seed, pace=hands_pace or pace,
             chips=folder / "chips.json",
             small_blind=setup.small_blind if setup else 50,
             big_blind=setup.big_blind if setup else 100,
@@ -75,16 +77,38 @@ class LiveTable:
             [sys.executable, "-m", "tablesvc.commands.cli", "run", "--config",
              str(self.config), "--log", "json"], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
 
-    def command(self, name: str, body: dict[str, Any]) -> None:
-        """Send a controller command to the table (the button of a scenario, say)."""
+    def command(self, name: str, body: dict[str, Any], timeout: float = 20.0) -> dict[str, Any]:
+        """Send a controller command to the table (the button of a scenario, say) and wait
+        for the table's reply, so that what follows meets the command carried out."""
+        prefix = f"tablesvc/v1/{self.venue}/{self.id}/cmd/{name}"
+        rid = f"venue-{name}-{id(body)}"
+        got: list[dict[str, Any]] = []
+        done = threading.Event()
+        subscribed = threading.Event()
+
+        def on_message(client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+            reply = json.loads(msg.payload)
+            if reply.get("request_id") == rid:
+                got.append(reply)
+                done.set()
+
         c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
                         protocol=mqtt.MQTTv5)
+        c.on_message = on_message
+        c.on_subscribe = lambda *a: subscribed.set()
         c.connect("127.0.0.1", self.port)
         c.loop_start()
-        c.publish(f"tablesvc/v1/{self.venue}/{self.id}/cmd/{name}", json.dumps(body),
-                  qos=1).wait_for_publish(10)
-        c.disconnect()
-        c.loop_stop()
+        try:
+            c.subscribe(f"{prefix}/reply", qos=1)
+            if not subscribed.wait(timeout):
+                raise RuntimeError("no SUBACK from the broker")
+            c.publish(prefix, json.dumps({**body, "request_id": rid}), qos=1)
+            if not done.wait(timeout):
+                raise RuntimeError(f"table {self.id} did not answer cmd/{name}")
+        finally:
+            c.disconnect()
+            c.loop_stop()
+        return got[0]
 
     def play_scenario(self, pace: float | None = None) -> threading.Thread:
         """Play the table's scenario (its injected dealer errors) in the background."""
@@ -117,3 +141,48 @@ class LiveTable:
                 self.proc.kill()
                 self.proc.wait(10)
         self.rig.close()
+
+
+class FloorProcess:
+    """``tablesvc floor`` as a child process on a free port of 127.0.0.1."""
+
+    def __init__(self, folder: Path, venue: str, broker_port: int, extra: str = "") -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.config = folder / "floor.toml"
+        self.config.write_text(
+            f'[floor]\nvenue = "{venue}"\nname = "Main hall"\n'
+            f'[mqtt]\nport = {broker_port}\nusername = ""\n'
+            f'[web]\nport = 0\n[storage]\npath = "floor.sqlite"\n{extra}')
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+        self.log = folder / "floor.log"
+
+    def start(self, timeout: float = 20.0) -> str:
+        """Start the console; its URL once it listens."""
+        err = open(self.log, "a")  # noqa: SIM115 - owned by the child
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tablesvc.commands.cli", "floor", "--config",
+             str(self.config), "--log", "json"], stdout=subprocess.PIPE, stderr=err, text=True,
+            cwd=ROOT)
+        assert self.proc.stdout is not None
+        box: list[str] = []
+        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()  # type: ignore[union-attr]
+                                                            ), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        line = box[0] if box else ""
+        if "://" not in line:
+            raise RuntimeError(f"the floor console did not start: {line!r}; see {self.log}")
+        self.url = line.strip().rsplit(" ", 1)[-1]
+        return self.url
+
+    def stop(self) -> int:
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.terminate()
+        try:
+            return self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait(10)

@@ -58,7 +58,8 @@ async def serve(cfg: FloorConfig, cfg_path: Path) -> int:
     except (OSError, ssl.SSLError) as exc:
         print(f"cannot load the web certificate: {exc}", file=sys.stderr)
         return 2
-    runner = web.AppRunner(floor.app(), access_log=None, handle_signals=False)
+    runner = web.AppRunner(floor.app(), access_log=None, handle_signals=False,
+                           shutdown_timeout=2.0)
     await runner.setup()
     site = web.TCPSite(runner, cfg.web.host, cfg.web.port, ssl_context=context)
     try:
@@ -81,6 +82,7 @@ async def serve(cfg: FloorConfig, cfg_path: Path) -> int:
     await stop.wait()
     log.info("stopping")
     pump.cancel()
+    await floor.hub.close_all()
     await runner.cleanup()
     intake.stop()
     floor.pool.shutdown()

@@ -86,6 +86,12 @@ class Hub:
             self.sending.add(task)
             task.add_done_callback(self.sending.discard)
 
+    async def close_all(self) -> None:
+        """Close every page's socket (the pages reconnect to the next console)."""
+        for ws in list(self.sockets):
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await ws.close(message=b"console stopping")
+
     async def pump(self, intake: Intake) -> None:
         while True:
             await asyncio.sleep(PUSH_EVERY_S)

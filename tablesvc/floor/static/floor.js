@@ -171,9 +171,12 @@ function renderQueue() {
   });
 }
 
+const RANK = { "": 0, sent: 1, ok: 2, refused: 2, floor: 2 };
 function addAlert(a) {
   const k = key(a);
   const isNew = !state.alerts.has(k);
+  // the table's answer may overtake the answer to our own request: never go back
+  if (!isNew && (RANK[state.alerts.get(k).ack_state] || 0) > (RANK[a.ack_state] || 0)) return;
   state.alerts.set(k, a);
   if (isNew && a.severity === "critical" && !a.ack_state && !state.seenCritical.has(k)) {
     state.seenCritical.add(k);
@@ -333,7 +336,7 @@ async function search(form) {
 // ---------------------------------------------------------------- live feed
 function renderAll() { renderGrid(); renderQueue(); }
 let pending = false;
-function soon() { if (!pending) { pending = true; setTimeout(() => { pending = false; renderAll(); }, 100); } }
+function soon() { if (!pending) { pending = true; setTimeout(() => { pending = false; renderGrid(); }, 100); } }
 
 function setLink() {
   const l = $("link");

@@ -1,4 +1,4 @@
-"""The ``tablesvc`` command line: run, sim, replay, schema, check-config, deck enroll."""
+"""The ``tablesvc`` command line: run, sim, replay, schema, check-config, deck enroll, floor."""
 
 from __future__ import annotations
 
@@ -123,8 +123,17 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    """Everything ``run`` would refuse, in one pass (tablesvc.config.preflight)."""
+    """Everything ``run`` would refuse, in one pass (tablesvc.config.preflight); a floor
+    console's config (it has a ``[floor]`` section) is checked as that."""
     from tablesvc.config.preflight import preflight
+    from tablesvc.floor.config import is_floor_config, read_toml
+
+    try:
+        if is_floor_config(read_toml(Path(args.file))):
+            return cmd_floor_check(args.file)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
 
     path = Path(args.file)
     found = preflight(path)
@@ -217,6 +226,58 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return run_sim(cfg, Path(args.config), args)
 
 
+def cmd_floor_check(path: str) -> int:
+    from tablesvc.floor.config import load_floor_config
+
+    try:
+        cfg = load_floor_config(path)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    where = cfg.storage.url.split("@")[-1] if cfg.storage.url else cfg.storage.path
+    print(f"{path}: ok (floor console of venue {cfg.floor.venue}, web {cfg.web.host}:"
+          f"{cfg.web.port}, {'logins' if cfg.web.users_file else 'no login'}, storage {where})")
+    return EXIT_OK
+
+
+def cmd_floor(args: argparse.Namespace) -> int:
+    from tablesvc.commands.logs import configure
+    from tablesvc.floor.config import load_floor_config
+    from tablesvc.floor.server import run_floor
+
+    configure(args.log, args.log_level)
+    try:
+        cfg = load_floor_config(args.config)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    return run_floor(cfg, Path(args.config))
+
+
+def cmd_floor_user(args: argparse.Namespace) -> int:
+    import getpass
+
+    from tablesvc.floor.auth import UsersFileError, set_user
+
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+        if password != getpass.getpass("again: "):
+            print("the passwords differ; nothing written", file=sys.stderr)
+            return EXIT_USAGE
+    if len(password) < 8:
+        print("a password has at least 8 characters; nothing written", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        new = set_user(Path(args.users), args.name, password)
+    except (UsersFileError, OSError) as err:
+        print(f"nothing written: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{'added' if new else 'changed the password of'} {args.name} in {args.users}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tablesvc", description=__doc__)
     p.add_argument("--version", action="version", version=f"tablesvc {__version__}")
@@ -273,6 +334,22 @@ def build_parser() -> argparse.ArgumentParser:
     cc = sub.add_parser("check-config", help="validate a config file and its registries")
     cc.add_argument("file")
     cc.set_defaults(func=cmd_check_config)
+
+    fl = sub.add_parser("floor", help="the floor console: every table of a venue in a web "
+                        "page, alerts to acknowledge, the day's hands")
+    fl.add_argument("--config", required=True, help="the floor console's config (floor.toml)")
+    fl.add_argument("--log", choices=["auto", "json", "console"], default="auto")
+    fl.add_argument("--log-level", default="info",
+                    choices=["debug", "info", "warning", "error"])
+    fl.set_defaults(func=cmd_floor)
+
+    fu = sub.add_parser("floor-user", help="add a floor console user (or change a password)")
+    fu.add_argument("action", choices=["add"])
+    fu.add_argument("name")
+    fu.add_argument("--users", required=True, help="the users file (web.users_file)")
+    fu.add_argument("--password-stdin", action="store_true",
+                    help="read the password from the first line of standard input")
+    fu.set_defaults(func=cmd_floor_user)
 
     d = sub.add_parser("deck", help="deck registry")
     dsub = d.add_subparsers(dest="deck_command", required=True)

@@ -121,6 +121,14 @@ class Reader:
         self._advance(self.ms + ms)
         return self.events[start:]
 
+    def down(self, frames: Iterable[tuple[str, bytes]]) -> list[ev.Event]:
+        """The service is down while the dealer goes on with ``frames``: everything the
+        devices send meanwhile, heartbeats too, is lost; then it starts again."""
+        was, self.silent = self.silent, set(DEVICES)
+        self.frames(frames)
+        self.silent = was
+        return self.restart(down_ms=0)
+
     def restart(self, down_ms: int = 2000) -> list[ev.Event]:
         """The service was down for ``down_ms`` and starts again: its ports open."""
         start = len(self.events)

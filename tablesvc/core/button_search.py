@@ -47,6 +47,7 @@ class ButtonSearch:
         self.held: list[Held] = []
         self.drawn: set[str] = set()  # tags out of the shoe since the NEWHAND
         self.over = False
+        self.doubt: str | None = None  # (only a followed hand can be in doubt)
 
     @property
     def live(self) -> bool:

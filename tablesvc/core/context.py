@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from tablesvc.core.continuity import Continuity
 from tablesvc.core.defects import DefectRuling
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.settings import Player, TableSettings
@@ -22,6 +23,7 @@ class TableContext(Protocol):
     hand_no: int
     carry: int
     unverified: set[int]  # seats whose stacks an untracked hand may have changed
+    continuity: Continuity  # whether the service sees the whole table now
 
     def eliminate(self, order: tuple[int, ...]) -> None: ...
     def void_hand(self, number: int, order: tuple[int, ...], start_stacks: Mapping[int, int],

@@ -37,6 +37,9 @@ class Continuity(Monitor):
         self.away: dict[str, str] = {}  # device -> its state while it is not online
         self.alerted: set[str] = set()  # devices away that the floor has been told about
         self.start_unseen = False  # the next hand's NEWHAND may not have been seen
+        # devices not heard from since the service (re)started: whether they sent something
+        # while it was down shows in their next frame's seq
+        self.awaiting: set[str] = set()
 
     # ------------------------------------------------------------------ devices
     def health_changed(self, link: Link) -> None:
@@ -79,10 +82,33 @@ class Continuity(Monitor):
     # ------------------------------------------------------------------ the service
     def service_started(self, ms: int) -> None:
         """The service (re)started: it was not listening, which is no device's fault, and
-        whatever was dealt meanwhile went unseen."""
+        whatever was dealt meanwhile went unseen. Each device it knew tells by its next frame
+        whether it sent anything meanwhile."""
         self.start_unseen = True
+        self.awaiting = {n for n, link in self.links.items() if link.last_type is not None}
         for link in self.links.values():
             link.last_frame_ms = max(link.last_frame_ms, ms)
+
+    def heard(self, name: str) -> None:
+        self.awaiting.discard(name)
+
+    @property
+    def in_doubt(self) -> bool:
+        """The service may not see everything now: a device is away, or has not answered
+        since a restart. A rule alert now may be only what it missed."""
+        return bool(self.away) or bool(self.awaiting)
+
+    def doubt(self) -> tuple[str | None, bool]:
+        """Why the service may not see everything now, and whether the floor has been told
+        (a device_offline)."""
+        if self.away:
+            name, state = next(iter(self.away.items()))
+            return (f"{name} is {state}, and what it did not see cannot be followed",
+                    self.quiet(name))
+        if self.awaiting:
+            return ("the service restarted during the hand and "
+                    f"{', '.join(sorted(self.awaiting))} has not been heard from since", False)
+        return None, False
 
     def new_hand(self) -> None:
         self.start_unseen = False

@@ -18,6 +18,7 @@ class Hand(Protocol):
 
     number: int
     order: tuple[int, ...]  # the seats dealt in, in deal order; empty when unknown
+    doubt: str | None  # frames were lost in this (followed) hand: why it may not fit
 
     @property
     def live(self) -> bool:

@@ -103,6 +103,7 @@ class HandSession:
         self.monitors = game.monitors(self)
         self.order = tracker.order
         self.void = False  # a defective deck voided the hand: a void hand takes over
+        self.doubt: str | None = None  # frames were lost in this hand: why it may be wrong
 
     # ------------------------------------------------------------------ life
     @property
@@ -692,8 +693,8 @@ class HandSession:
     def end(self) -> None:
         """The hand is over: settled when the pots are decided, cancelled otherwise. While a
         device is away its result cannot be vouched for: the hand ends untracked instead."""
-        if self.out.doubt and self.live:
-            self.out.doubted = True
+        if self.table.continuity.in_doubt and self.live:
+            self.out.doubted = True  # its result cannot be vouched for: it ends untracked
             return
         hand, ledger = self.tracker, self.ledger
         self.money(ledger.finalize())

@@ -129,7 +129,8 @@ class TableCore:
     def _apply(self, inp: Input) -> None:
         ms = inp.ms
         out = self.out
-        out.doubt = bool(self.continuity.away)
+        hand = self.session
+        out.doubt = self.continuity.in_doubt or (hand is not None and hand.doubt is not None)
         if isinstance(inp, ServiceStart):
             # before the devices' timers: the service was not listening, which is no device's
             # fault, so a restart after more than the stale time raises no device_offline
@@ -149,10 +150,6 @@ class TableCore:
             self.command_checks = inp.command_checks
             self.boot += 1
             self.out.emit(ev.ServiceStarted, version=inp.version, boot=self.boot)
-            hand = self.session
-            if hand is not None and hand.live and hand.tracked:
-                self.untrack(hand, "the service restarted during the hand; what happened "
-                             "while it was down was not seen")
         elif isinstance(inp, PublishRefused):
             self.out.alert("publish_refused", "TABLE-00", "warning",
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
@@ -166,14 +163,17 @@ class TableCore:
             self._in_doubt()
 
     def _in_doubt(self) -> None:
-        """A rule alert came while a device was away: what it could not see may be all
-        there is to it, so the hand is no longer followed, and the alert is not raised."""
+        """A rule alert came while the service may not have seen everything (a device away,
+        a restart not every device has answered since, frames lost in this hand): what it
+        missed may be all there is to it, so the hand is no longer followed, and the alert is
+        not raised."""
         self.out.doubted = False
         hand = self.session
-        away = next(iter(self.continuity.away), None)
-        if hand is not None and hand.live and hand.tracked and away is not None:
-            self.untrack(hand, f"{away} is {self.continuity.away[away]}, and what it did not "
-                         "see cannot be followed", quiet=self.continuity.quiet(away))
+        if hand is not None and hand.live and hand.tracked:
+            why, quiet = self.continuity.doubt()
+            if why is None:
+                why, quiet = hand.doubt or "what the service missed", False
+            self.untrack(hand, why, quiet=quiet)
 
     def _failed(self, inp: Input, exc: Exception) -> None:
         self.out.rollback()
@@ -290,6 +290,8 @@ class TableCore:
             return
         if got.status_changed or (link.dirty and inp.ms >= link.last_status_ms + 1000):
             self._status(link, inp.ms)
+        if self.continuity.awaiting:
+            self.continuity.heard(link.name)
         if link.counters.lost != lost or (frame.type == "HELLO" and seen):
             self._frames_lost(link, link.counters.lost - lost)
         elif self.continuity.away and (frame.type in SIGNIFICANT or (frame.type == "CHIPS"
@@ -333,14 +335,20 @@ class TableCore:
             self._dispatch(ready[0], ready[1])
 
     def _frames_lost(self, link: Link, count: int) -> None:
-        """Frames of ``link`` went missing (or it restarted): the hand under way cannot be
-        followed any more."""
+        """Frames of ``link`` went missing, or it restarted (its seq starts again, so what it
+        sent before may be lost). They may have been heartbeats: the hand goes on in doubt,
+        and if anything in it then does not fit, it is untracked instead of raising an alert
+        about it."""
         self.continuity.frames_lost(link)
-        what = (f"{count} frame(s) of {link.name} were lost" if count
-                else f"{link.name} restarted")
         hand = self.session
-        if hand is not None and hand.live and hand.tracked:
-            self.untrack(hand, what, quiet=self.continuity.quiet(link.name))
+        if hand is None or not hand.live or not hand.tracked:
+            return
+        what = (f"{count} frame(s) of {link.name} were lost" if count
+                else f"{link.name} restarted (what it sent before may be lost)")
+        hand.doubt = hand.doubt or what
+        self.out.doubt = True
+        self.out.note("warning", "frames lost", device=link.name, count=count,
+                      hand=hand.number)
 
     def _while_away(self, link: Link) -> None:
         """Something happened at the table while another device's cable is out: it could not
@@ -524,10 +532,10 @@ class TableCore:
     def _new_hand(self) -> None:
         self.card_draw = None
         previous = self.session
-        if previous is not None and previous.live and previous.tracked and self.out.doubt:
-            away = next(iter(self.continuity.away))
-            self.untrack(previous, f"{away} is {self.continuity.away[away]}, and what it did "
-                         "not see cannot be followed", quiet=self.continuity.quiet(away))
+        if previous is not None and previous.live and previous.tracked \
+                and self.continuity.in_doubt:
+            why, quiet = self.continuity.doubt()
+            self.untrack(previous, why or "", quiet=quiet)
             previous = self.session
         if previous is not None and previous.live:
             previous.end()

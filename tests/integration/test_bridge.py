@@ -96,6 +96,11 @@ def test_every_event_reaches_the_central_broker_once_and_in_order_after_a_30_s_o
         edge.stop()
         central.stop()
     assert dealt_while_down >= 2
-    got = [p["seq"] for p in controller.on(f"{P}/events")]
+    arrived = [p["seq"] for p in controller.on(f"{P}/events")]
+    # QoS 1 is at least once: a message in flight when the bridge reconnects may come twice,
+    # and consumers de-duplicate on seq (DESIGN §9); after that, every event exactly once,
+    # in order, and a second copy only ever of one already received
+    got = list(dict.fromkeys(arrived))
     assert got == want  # every public event, once, in order
+    assert len(arrived) - len(got) <= 100  # re-sends of what was in flight, not a replay
     assert heard_while_down < len(want)  # the outage held back what was dealt during it

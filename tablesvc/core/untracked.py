@@ -63,8 +63,8 @@ class UntrackedHand:
         self.start_stacks = dict(start_stacks or {})
         self.deferred = deferred
         self.ends = ends
-        self.over = False
-        self.doubt: str | None = None  # (only a followed hand can be in doubt)  # the next hand (or the misdeal) has come: nothing more to swallow
+        self.over = False  # the next hand (or the misdeal) has come: nothing more to swallow
+        self.doubt: str | None = None  # (only a followed hand can be in doubt)
         self.ended: str | None = None  # the hand_ended reason, once announced
         self.counted: set[int] = set()  # seats the floor counted before the hand ended
         if kind == "untracked":

@@ -93,6 +93,17 @@ class MqttSection(_Section):
 
 class BroadcastSection(_Section):
     holecard_delay_s: float = Field(0, ge=0, le=3600)
+    delay_s: float = Field(0, ge=0, le=3600, description="the video delay an overlay applies "
+                           "to everything it shows")
+    equity_dead_cards: Literal["known", "none"] = Field(
+        "known", description="known: folded and burned cards are out of play; none: the "
+        "figures of a viewer who sees only the live hands")
+    equity: bool = Field(True, description="compute win probabilities (equity events)")
+    equity_exact_limit: int = Field(6_000_000, ge=0, description="the most seven-card hands "
+                                    "an exact computation may rank; above it boards are "
+                                    "sampled")
+    equity_samples: int = Field(60_000, ge=20_000, le=10_000_000,
+                                description="boards drawn when the figures are sampled")
 
 
 class HoldemRules(_Section):

@@ -26,6 +26,7 @@ class TableSettings:
     all_check: str = "carry_over"  # draw.second_round_all_check
     qualification_table: bool = False  # he.qualification_table (SHOW-03, A-20)
     motion_ms: int = 800  # T_motion: chip arrivals further apart are separate motions (BET-10)
+    equity_dead_cards: str = "known"  # [broadcast]: "known" (folded, burned) or "none"
 
 
 @dataclass(slots=True)

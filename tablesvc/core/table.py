@@ -23,8 +23,10 @@ from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDr
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.commands import CommandError, parse_command
 from tablesvc.core.emitter import Emitter, Note, Output, Reply
+from tablesvc.core.equity import EquityFeed
 from tablesvc.core.inputs import (
     Command,
+    EquityResult,
     FrameIn,
     Input,
     PortChange,
@@ -90,6 +92,7 @@ class TableCore:
         self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.passed_over: int | None = None  # TABLE-02: a newcomer the button moves past
+        self.equity = EquityFeed(self.out, settings.variant, settings.equity_dead_cards)
 
     # ------------------------------------------------------------------ entry points
     def apply(self, inp: Input) -> Output:
@@ -113,9 +116,13 @@ class TableCore:
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
                            "delivered and will not be retried", remedy="check the broker ACL "
                            "for this table's user")
+        elif isinstance(inp, EquityResult):
+            self.equity.result(inp)
         session = self.session  # NEWHAND may have begun a new one
         if session is not None and session.live and (due := session.ledger.tick(ms)):
             session.money(due)
+        if out.events:  # every card, fold or street that changes the figures has an event
+            self.equity.update(session, self.in_hand)
         return out
 
     def next_deadline(self) -> int | None:

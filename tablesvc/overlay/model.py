@@ -272,7 +272,7 @@ class TableView:
             amount = sum(max(0, (s.put_in if cap is None else min(s.put_in, cap)) - below)
                          for s in seats)
             eligible = [s.seat for s in seats if not s.folded
-                        and (cap is None or s.put_in >= cap)]
+                        and (s.put_in > below if cap is None else s.put_in >= cap)]
             if amount > 0 and (eligible or cap is not None):
                 pots.append({"name": "main" if not pots else f"side {len(pots)}",
                              "amount": amount, "seats": eligible})

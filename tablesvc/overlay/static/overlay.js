@@ -44,16 +44,26 @@
     box.replaceChildren(...list.map(cardEl));
   }
 
-  // seats around an ellipse, clockwise from the dealer's place at the top
+  // where each seat's panel sits (its centre) for 6-, 9- and 10-handed tables: clockwise from
+  // the dealer's place at the top centre, laid out by hand so that no two panels overlap
+  const PLACES = {
+    6: [[1320, 190], [1720, 540], [1320, 900], [600, 900], [200, 540], [600, 190]],
+    9: [[1330, 185], [1710, 380], [1700, 680], [1380, 945], [960, 960], [540, 945],
+      [220, 680], [210, 380], [590, 185]],
+    10: [[1330, 185], [1700, 330], [1730, 590], [1640, 845], [1230, 960], [690, 960],
+      [280, 845], [190, 590], [220, 330], [590, 185]],
+  };
+  const CX = 960, CY = 540; // the middle of the table
+
   function place(el, seat, n) {
-    const angle = (-90 + (seat * 360) / (n + 1)) * (Math.PI / 180);
-    const cx = 960, cy = 540, rx = 780, ry = 400;
-    const x = cx + rx * Math.cos(angle), y = cy + ry * Math.sin(angle);
+    const [x, y] = (PLACES[n] || PLACES[10])[seat - 1];
     el.style.left = x + "px";
     el.style.top = y + "px";
-    const bet = $(".bet", el); // the bet lies between the seat and the middle of the table
-    bet.style.left = `calc(50% + ${(cx - x) * 0.36}px)`;
-    bet.style.top = `calc(50% + ${(cy - y) * 0.5}px)`;
+    // the bet lies just off the panel, towards the middle of the table
+    const bet = $(".bet", el);
+    const d = Math.hypot(CX - x, CY - y) || 1;
+    bet.style.left = `calc(50% + ${((CX - x) / d) * 265}px)`;
+    bet.style.top = `calc(50% + ${((CY - y) / d) * 185}px)`;
   }
 
   function build(n) {
@@ -67,7 +77,7 @@
       el.innerHTML =
         '<div class="bet"><span class="chip"></span><span class="amount"></span></div>' +
         '<div class="panel">' +
-        '<div class="badges"><span class="allin-badge">ALL IN</span>' +
+        '<div class="badges"><span class="drew-badge"></span><span class="allin-badge">ALL IN</span>' +
         '<span class="winner-badge">WINNER</span><span class="dealer">D</span></div>' +
         '<div class="top"><div class="cards"></div>' +
         '<div class="odds"><div class="win"></div><div class="sub"></div></div></div>' +
@@ -114,15 +124,15 @@
     const sub = [];
     if (live && s.tie >= 0.5) sub.push("TIE " + pct(s.tie));
     if (live && s.outs !== null && s.outs !== undefined && s.seat !== leader) {
-      sub.push(s.outs + (s.outs === 1 ? " OUT" : " OUTS"));
+      sub.push(s.outs === 0 ? "DRAWING DEAD" : s.outs + (s.outs === 1 ? " OUT" : " OUTS"));
     }
     $(".sub", el).textContent = sub.join(" \u00b7 ");
     const tag = [];
     $(".winner-badge", el).textContent = s.winner ? "WINS " + fmt(s.won) : "";
     if (inHand && s.folded) tag.push("FOLD");
-    else if (inHand && s.drew !== null && s.drew !== undefined) {
-      tag.push(s.drew ? "DRAWS " + s.drew : "STANDS PAT");
-    }
+    const drew = inHand && s.drew !== null && s.drew !== undefined;
+    el.classList.toggle("drew", drew);
+    $(".drew-badge", el).textContent = drew ? (s.drew ? "DRAWS " + s.drew : "STANDS PAT") : "";
     const showHand = inHand && !s.folded && s.hand &&
       (v.board.length >= 3 || v.variant === "draw5" || s.shown);
     if (showHand) tag.push(s.hand);

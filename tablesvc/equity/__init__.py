@@ -16,8 +16,8 @@ from typing import Any
 
 from tablesvc.core.requests import EquityRequest
 from tablesvc.core.showdown import evaluate, evaluate_draw
-from tablesvc.equity.holdem import EXACT_LIMIT, SAMPLES, holdem_counts
-from tablesvc.equity.tables import colex, tables
+from tablesvc.equity.holdem import EXACT_LIMIT, SAMPLES, holdem_counts, quad_table
+from tablesvc.equity.tables import tables
 
 __all__ = ["EXACT_LIMIT", "SAMPLES", "compute", "warm_up"]
 
@@ -25,7 +25,7 @@ __all__ = ["EXACT_LIMIT", "SAMPLES", "compute", "warm_up"]
 def warm_up() -> None:
     """Build the lookup tables now (about half a second) rather than at the first hand."""
     tables()
-    colex(51, 4)
+    quad_table()
 
 
 def compute(request: EquityRequest, *, exact_limit: int = EXACT_LIMIT,
@@ -60,14 +60,12 @@ def _draw(request: EquityRequest) -> dict[str, Any]:
                                       "hand": values[s].name} for s, _ in request.holes]}
     best = max(values.values())
     winners = [s for s, v in values.items() if v == best]
-    rows = []
-    for seat, _ in request.holes:
-        won = seat in winners
-        win = 100.0 if won and len(winners) == 1 else 0.0
-        tie = round(100 / len(winners), 2) if won and len(winners) > 1 else 0.0
-        rows.append({"seat": seat, "win": win, "tie": tie, "hand": values[seat].name})
-    if len(winners) > 1:  # 100 split k ways, rounded so that the shares add up to 100
-        rows[[r["seat"] for r in rows].index(winners[0])]["tie"] = round(
-            100 - sum(r["tie"] for r in rows if r["seat"] != winners[0]), 2)
+    split = round(100 / len(winners), 2) if len(winners) > 1 else 0.0
+    ties = {seat: split for seat in winners} if split else {}
+    if ties:  # 100 split k ways, rounded so that the shares add up to exactly 100
+        ties[winners[0]] = round(100 - split * (len(winners) - 1), 2)
+    rows = [{"seat": seat, "win": 100.0 if [seat] == winners else 0.0,
+             "tie": ties.get(seat, 0.0), "hand": values[seat].name}
+            for seat, _ in request.holes]
     return {"street": request.street, "method": "exact", "samples": 1, "error": None,
             "dead": 0, "seats": rows}

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from math import comb, sqrt
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +59,7 @@ class Counts:
         """(win %, tie %) per seat, rounded to 0.01 so that they add up to exactly 100."""
         shares = np.concatenate([self.wins, self.ties]) / max(self.boards, 1) * 10_000
         floors = np.floor(shares + 1e-9)
-        short = int(round(10_000 - floors.sum()))
+        short = round(10_000 - floors.sum())
         order = np.argsort(-(shares - floors), kind="stable")
         floors[order[:max(short, 0)]] += 1
         n = len(self.wins)
@@ -126,7 +128,7 @@ class _Accumulator:
             self.ties += (n - first - second) / 2
             return np.empty((0, 0), dtype=np.bool_)
         best = np.minimum.reduce(values, axis=0)
-        eq = values == best
+        eq: npt.NDArray[np.bool_] = values == best
         count = np.zeros(n, dtype=np.uint8)
         for row in eq:
             count += row
@@ -221,40 +223,79 @@ def _boards(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]], part: _P
     return acc.add(values, keep)
 
 
+@dataclass(frozen=True)
+class _QuadTable:
+    """Every 4-subset of the 52 cards, worked out once per process (``quad_table``).
+
+    Rows are in colex order of the reversed card ids (id 51 - r), so the subsets whose cards
+    all lie above card c are exactly the first C(51 - c, 4) rows. Per row: the 52-bit set of
+    its cards, the index of its rank multiset (1,820 kinds), and for each suit of a fifth card
+    the boards that hold three or more cards of one suit (``flush``).
+    """
+
+    bits: npt.NDArray[np.uint64]
+    kind: npt.NDArray[np.intp]
+    flush: tuple[_Flushes, ...]  # by the suit of the fifth (lowest) card
+
+
+@cache
+def quad_table() -> _QuadTable:
+    t = tables()
+    ids = (51 - colex(51, 4).astype(np.int64))
+    part = _Part.of(t, ids)
+    bits = np.zeros(len(ids), dtype=np.uint64)
+    for j in range(4):
+        bits |= np.uint64(1) << ids[:, j].astype(np.uint64)
+    kind = np.searchsorted(rank_multisets(4), part.rank_key).astype(np.intp)
+    flush = tuple(_Flushes.of(t, part.suit_code + np.int64(8 ** s), part.packed)
+                  for s in range(4))
+    return _QuadTable(bits, kind, flush)
+
+
 def _exact_preflop(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]],
                    deck: npt.NDArray[np.int64]) -> None:
     """Every 5-subset of ``deck``, grouped by its lowest card (see the module's docstring).
 
-    The four higher cards are reduced to the index of their rank multiset (1,820 kinds), so
-    for one first card and one seat the value of every board is a read from a table of
-    1,820 values that fits in the processor's fastest cache.
+    The four higher cards are reduced to the index of their rank multiset, so for one lowest
+    card and one seat the value of every board is a read from a table of 1,820 values, which
+    fits in the processor's fastest cache; the few boards where a seat makes a flush are
+    listed once per seat and suit and overwritten.
     """
-    n = len(deck)
-    reverse = deck[::-1]
-    quads = reverse[colex(max(n - 1, 4), 4)[:comb(n - 1, 4)].astype(np.intp)]
-    part = _Part.of(t, quads)
-    kinds = rank_multisets(4)
-    kind = np.searchsorted(kinds, part.rank_key).astype(np.intp)
+    q = quad_table()
+    out = np.uint64(0)
+    for c in set(range(52)) - {int(c) for c in deck}:
+        out |= np.uint64(1) << np.uint64(c)
+    valid = (q.bits & out) == 0
+    kept = np.flatnonzero(valid)  # the quads of unseen cards, in table order
+    kind = q.kind[kept]
+    position = np.cumsum(valid) - 1  # table row -> its place among the kept ones
     seats = [_Hole(t, a, b) for a, b in holes]
-    by_suit = {}  # the first card's suit -> the flush boards of the whole quad table
-    for s in range(4):
-        code = np.int64(8 ** s)
-        by_suit[s] = _Flushes.of(t, part.suit_code + code, part.packed)
-    values = np.empty((len(holes), comb(n - 1, 4)), dtype=np.int16)
-    for i in range(n - 4):
-        first = int(deck[i])
-        size = comb(n - 1 - i, 4)
+    boards = []  # per suit of the lowest card: the boards with three of a suit among the kept
+    for f in q.flush:
+        keep = valid[f.idx]
+        boards.append((position[f.idx[keep]], f.suit[keep], f.count[keep], f.mask[keep]))
+    # per seat and suit of the lowest card: where the seat has a flush, and its ranks there
+    flushes: list[list[tuple[Any, ...]]] = []
+    for hole in seats:
+        per_suit = []
+        for where, fs, count, mask in boards:
+            mine = np.flatnonzero(count + hole.held[fs] >= 5)  # count has the lowest card
+            per_suit.append((where[mine], fs[mine], mask[mine] | hole.mask[fs[mine]]))
+        flushes.append(per_suit)
+    kinds = rank_multisets(4)
+    values = np.empty((len(holes), len(kept)), dtype=np.int16)
+    for c in deck[:-4]:
+        first = int(c)
+        size = int(np.searchsorted(kept, comb(51 - first, 4)))
         suit, bit = int(t.suit[first]), t.rank_bit[first]
-        full = by_suit[suit]
-        m = int(np.searchsorted(full.idx, size))
-        flushes = _Flushes(full.idx[:m], full.suit[:m], full.count[:m],
-                           np.where(full.suit[:m] == suit, full.mask[:m] | bit,
-                                    full.mask[:m]))
         row = values[:, :size]
         for p, hole in enumerate(seats):
             table = t.noflush[kinds + (int(t.rank_key[first]) + hole.rank_key)]
             np.take(table, kind[:size], out=row[p])
-            flushes.apply(t, hole, row[p])
+            where, fs, mask = flushes[p][suit]
+            m = int(np.searchsorted(where, size))
+            if m:
+                row[p, where[:m]] = t.flush[np.where(fs[:m] == suit, mask[:m] | bit, mask[:m])]
         acc.add(row)
 
 

@@ -51,7 +51,7 @@ class TableFeed:
             client.username_pw_set(o.username, password)
         if cfg.mqtt.ca_file:
             client.tls_set(ca_certs=cfg.mqtt.ca_file, tls_version=ssl.PROTOCOL_TLS_CLIENT)
-        client.reconnect_delay_set(0.5, 10)
+        client.reconnect_delay_set(1, 10)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message

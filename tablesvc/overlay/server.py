@@ -18,6 +18,7 @@ any other address it requires the token of ``[overlay] token_file`` in the page'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import socket
@@ -40,7 +41,7 @@ log = structlog.get_logger("tablesvc.overlay")
 
 STATIC = resources.files("tablesvc.overlay") / "static"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-LAYOUTS = (6, 9, 10)
+LAYOUTS: tuple[int, ...] = (6, 9, 10)
 
 
 @dataclass
@@ -92,7 +93,7 @@ class OverlaySettings:
             problems.append(f"overlay.host: served on {host} the page needs a token_file")
         if problems:
             raise ConfigError(cfg_path, problems)
-        layout = o.layout or next(n for n in LAYOUTS if n >= cfg.table.seats)
+        layout: int = o.layout or next(n for n in LAYOUTS if n >= cfg.table.seats)
         return cls(host, port if port is not None else o.port, cfg.broadcast.delay_s, layout,
                    token, password, theme, photos, flags)
 
@@ -191,10 +192,8 @@ class OverlayServer:
         while True:
             due = self.delay.next_due()
             timeout = None if due is None else max(0.0, due - time.monotonic())
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            except TimeoutError:
-                pass
             self._wake.clear()
             for topic, payload in self.delay.due(time.monotonic()):
                 try:

@@ -66,9 +66,9 @@ class EquityWorker:
             with self._cond:
                 while self._latest is None and not self._stop:
                     self._cond.wait()
-                if self._stop:
-                    return
                 request, self._latest = self._latest, None
+                if self._stop or request is None:
+                    return
             try:
                 figures = compute(request, **self.options)
             except Exception as exc:  # never the pipeline's problem; no card in the log

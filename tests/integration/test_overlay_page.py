@@ -22,7 +22,6 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
-from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from simulators.virtual import VirtualTableRig
@@ -224,8 +223,9 @@ def test_the_page_shows_the_cards_the_odds_the_pot_and_the_winner_the_events_say
     seen = 0
     while dealer.is_alive() and checked_odds < 3:
         # stop the dealer whenever new win probabilities came out, and look at the page
-        wait_until(lambda: sum(e["type"] == "equity" for e in sub.events("secure/events"))
-                   > seen or not dealer.is_alive(), 30, "the next equity event")
+        wait_until(lambda n=seen: sum(e["type"] == "equity"
+                                      for e in sub.events("secure/events")) > n
+                   or not dealer.is_alive(), 30, "the next equity event")
         rig.table.pause()
         quiet(sub)
         events = sorted(sub.events("events") + sub.events("secure/events"),

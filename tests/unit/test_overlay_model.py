@@ -113,7 +113,7 @@ def test_hole_cards_and_win_probabilities_are_shown_until_the_next_card_or_fold(
 
 
 def test_a_picture_started_mid_hand_shows_that_hand_from_the_retained_state() -> None:
-    msgs, state = messages(hands=2, snapshot_at=40)
+    _, state = messages(hands=2, snapshot_at=40)
     assert state is not None and state["in_hand"]
     view = TableView()
     assert view.apply("state", state)

@@ -251,7 +251,8 @@ def through_service(n_hands: int) -> dict[str, Any]:
         log = open(d / "service.log", "wb")  # noqa: SIM115
         proc = subprocess.Popen([sys.executable, "-m", "tablesvc.commands.cli", "run",
                                  "--config", str(cfg), "--log", "json", "--log-level",
-                                 "warning"], stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+                                 os.environ.get("BENCH_LOG_LEVEL", "warning")], stdout=log,
+                                stderr=subprocess.STDOUT, cwd=ROOT)
         latencies: dict[str, list[float]] = {}
         own: list[float] = []  # the same frames' own public event (card_dealt, action, board)
         try:
@@ -276,6 +277,7 @@ def through_service(n_hands: int) -> dict[str, Any]:
                 got = col.wait(key, 10.0)
                 if got is None:
                     result["lost"] += 1
+                    result.setdefault("lost_keys", []).append(key)
                 else:
                     latencies.setdefault(f"{key[1]} ({key[2]} live)", []).append(
                         (got - sent) * 1000)
@@ -303,6 +305,8 @@ def through_service(n_hands: int) -> dict[str, Any]:
             for m in masters.values():
                 os.close(m)
             log.close()
+            if os.environ.get("BENCH_KEEP_LOG"):
+                (Path(os.environ["BENCH_KEEP_LOG"])).write_bytes((d / "service.log").read_bytes())
             if result["problem"] or result["lost"]:
                 tail = (d / "service.log").read_text(errors="replace")[-2000:]
                 result["problem"] = f"{result['problem'] or 'events lost'}; log tail:\n{tail}"

@@ -31,6 +31,11 @@ from tablesvc.core.tracker import Tracker
 HOLDEM_STREETS = {0: "preflop", 3: "flop", 4: "turn", 5: "river"}
 DEAD_ZONES = frozenset({"BURN", "MUCK"})
 DEAD_CARD_MODES = ("known", "none")
+CHANGES = frozenset({"hole_cards", "board", "draw", "alert", "showdown", "hand_started",
+                     "hand_ended"})
+"""Event types that may come with a change of the live hands or the board: a seat's hole
+cards complete (or changed by the draw), a street, the hand's start and end, and anything
+irregular (an excess card, a misdeal, a dead hand), which always raises an alert."""
 
 
 class HandState(Protocol):
@@ -68,22 +73,33 @@ class EquityFeed:
         self.pending: EquityRequest | None = None  # the current state's request, unanswered
 
     # ------------------------------------------------------------------ requests
-    def update(self, session: HandState | None, live: bool) -> None:
-        """The hand may have changed: ask for the figures of a new state that has them."""
-        request = self._request(session) if session is not None and live else None
-        state = None if request is None else (request.hand, request.street, request.holes,
-                                              request.board)
+    def update(self, session: HandState | None, live: bool, events: list[ev.Event]) -> None:
+        """The hand may have changed: ask for the figures of a new state that has them.
+
+        Only an input with an event that can go with such a change (``CHANGES``, or a fold) is
+        looked at: single cards of the deal, bets, checks and device traffic never change the
+        figures, and most inputs are those.
+        """
+        for e in events:
+            if e.type in CHANGES or (e.type == "action" and getattr(e, "action", "") == "fold"):
+                break
+        else:
+            return
+        found = self._state(session) if session is not None and live else None
+        state = None if found is None else found[:4]
         if state == self.state:
             return
         self.state = state
         self.version += 1
         self.pending = None
-        if request is None:
+        if found is None or session is None:
             return  # a state without figures (mid-street, the deal under way, the hand over)
-        self.hand = request.hand
-        self.pending = EquityRequest(request.hand, self.version, request.variant,
-                                     request.street, request.holes, request.board,
-                                     request.dead)
+        number, street, holes, board, alive = found
+        dead = self._dead(session.tracker, alive, holes, board) if self.variant == "holdem" \
+            else ()
+        self.hand = number
+        self.pending = EquityRequest(number, self.version, self.variant, street, holes, board,
+                                     dead)
         self.out.out.work.append(self.pending)
 
     def outstanding(self) -> EquityRequest | None:
@@ -91,7 +107,8 @@ class EquityFeed:
         restart the pipeline asks again for what the crash left unanswered."""
         return self.pending
 
-    def _request(self, session: HandState) -> EquityRequest | None:
+    def _state(self, session: HandState) -> tuple[Any, ...] | None:
+        """(hand, street, holes, board, live seats) of a state that has figures, or None."""
         hand = session.tracker
         if hand.ended or getattr(hand, "voided", None) is not None:
             return None
@@ -99,6 +116,10 @@ class EquityFeed:
         live = [s for s in hand.active if s not in dead_hands]
         if len(live) < 2:
             return None
+        street = HOLDEM_STREETS.get(len(hand.board))
+        if self.variant == "holdem" and (street is None or any(
+                hand.hole_count(s) != 2 for s in live)):
+            return None  # the deal or a street is under way (the usual case: checked cheaply)
         holes = tuple((s, tuple(hand.cards_of(s))) for s in live)
         board = tuple(hand.board)
         if self.variant == "draw5":
@@ -109,17 +130,14 @@ class EquityFeed:
                 street = "postdraw"
             else:
                 return None
-            return EquityRequest(session.number, 0, "draw5", street, holes)
-        street_name = HOLDEM_STREETS.get(len(board))
-        if street_name is None or any(len(c) != 2 for _, c in holes):
-            return None
+            return (session.number, street, holes, (), live)
         shown = [c for _, cards in holes for c in cards] + list(board)
         if len(set(shown)) != len(shown):
             return None  # a card in two places: the tracker is sorting out an irregularity
-        return EquityRequest(session.number, 0, "holdem", street_name, holes, board,
-                             self._dead(hand, live, set(shown)))
+        return (session.number, street, holes, board, live)
 
-    def _dead(self, hand: Tracker, live: list[int], shown: set[str]) -> tuple[str, ...]:
+    def _dead(self, hand: Tracker, live: list[int], holes: tuple[Any, ...],
+              board: tuple[str, ...]) -> tuple[str, ...]:
         """Cards out of play that the service knows: burns, folded hands, the muck."""
         if self.dead_cards == "none":
             return ()
@@ -127,6 +145,7 @@ class EquityFeed:
         for seat in hand.order:
             if seat not in live:
                 dead.update(hand.cards_of(seat))
+        shown = {c for _, cards in holes for c in cards} | set(board)
         return tuple(sorted(dead - shown))
 
     # ------------------------------------------------------------------ results

@@ -122,7 +122,7 @@ class TableCore:
         if session is not None and session.live and (due := session.ledger.tick(ms)):
             session.money(due)
         if out.events:  # every card, fold or street that changes the figures has an event
-            self.equity.update(session, self.in_hand)
+            self.equity.update(session, self.in_hand, out.events)
         return out
 
     def next_deadline(self) -> int | None:

@@ -313,7 +313,7 @@ def through_service(n_hands: int) -> dict[str, Any]:
     return result
 
 
-def run(runs: int = 3, hands_per_run: int = 40, baseline_runs: int = 1) -> None:
+def run(runs: int = 3, hands_per_run: int = 40, baseline_runs: int = 3) -> None:
     print(f"-- equity: the computation alone ({max(runs, 5)} runs per spot)")
     computation(max(runs, 5), baseline_runs)
     print(f"-- equity: card or fold -> equity event at a subscriber ({runs} runs of "

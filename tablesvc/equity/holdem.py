@@ -216,9 +216,16 @@ def _boards(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]], part: _P
     rank_key = part.rank_key + base.rank_key[0]
     flushes = _Flushes.of(t, part.suit_code + base.suit_code[0], part.packed | base.packed[0])
     values = np.empty((len(holes), len(rank_key)), dtype=np.int16)
+    kinds = rank_multisets(5)
+    # many boards (sampled): each seat's values of the 6,175 kinds of board ranks first, so
+    # that every board is a read from a table that stays in the processor's cache
+    kind = np.searchsorted(kinds, rank_key) if len(rank_key) > len(kinds) else None
     for p, (a, b) in enumerate(holes):
         hole = _Hole(t, a, b)
-        values[p] = t.noflush[rank_key + hole.rank_key]
+        if kind is None:
+            values[p] = t.noflush[rank_key + hole.rank_key]
+        else:
+            np.take(t.noflush[kinds + hole.rank_key], kind, out=values[p])
         flushes.apply(t, hole, values[p])
     return acc.add(values, keep)
 
@@ -307,6 +314,21 @@ def _sampled(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]], board: 
     left = samples
     while left > 0:
         batch = min(SAMPLE_CHUNK, left)
-        picks = np.argpartition(rng.random((batch, len(deck))), k - 1, axis=1)[:, :k]
-        _boards(t, acc, holes, _Part.of(t, deck[picks]), base)
+        _boards(t, acc, holes, _Part.of(t, deck[_distinct(rng, batch, len(deck), k)]), base)
         left -= batch
+
+
+def _distinct(rng: np.random.Generator, rows: int, n: int, k: int) -> npt.NDArray[np.intp]:
+    """``rows`` uniform random k-subsets of range(n): k draws each, and the rows that drew a
+    number twice drawn again until none did (a fifth of them with 5 of 44)."""
+    picks = rng.integers(0, n, size=(rows, k))
+    todo = np.arange(rows)
+    while todo.size:
+        bits = np.uint64(1) << picks[todo].astype(np.uint64)
+        union, total = bits[:, 0].copy(), bits[:, 0].copy()
+        for j in range(1, k):  # a number drawn twice: the bits' sum and union differ
+            union |= bits[:, j]
+            total += bits[:, j]
+        todo = todo[union != total]
+        picks[todo] = rng.integers(0, n, size=(len(todo), k))
+    return picks.astype(np.intp)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 from tablesvc.config.table import validate_config
 from tablesvc.overlay.server import OverlayServer, OverlaySettings, start_in_thread, stop_thread
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.integration
 PREFIX = "tablesvc/v1/demo/t01"
@@ -105,3 +109,33 @@ def test_with_a_token_the_page_and_its_picture_need_it(served: OverlayServer) ->
     assert asyncio.run(picture(ws)) == 403
     assert isinstance(asyncio.run(picture(ws + "?token=t0ken-9f2")), dict)
     assert served.url(with_token=True).endswith("/?token=t0ken-9f2")
+
+
+def overlay_command(config: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tablesvc.commands.cli", "overlay", "--config",
+                           str(config)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def test_a_bad_overlay_config_is_refused_with_every_problem_and_no_traceback(
+        tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nvenue = "demo"\nid = "t01"\n[overlay]\nhost = "0.0.0.0"\n'
+                      'theme = "missing.css"\nlayout = 7\n')
+    done = overlay_command(config)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert f"{config}: overlay.layout:" in done.stderr
+    assert f"{config}: overlay.token_file:" in done.stderr
+
+
+def test_an_overlay_port_in_use_is_said_plainly(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        config = tmp_path / "table.toml"
+        config.write_text(f'[table]\nvenue = "demo"\nid = "t01"\n[overlay]\nport = {port}\n')
+        done = overlay_command(config)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"cannot serve the overlay on 127.0.0.1:{port}" in done.stderr

@@ -15,8 +15,9 @@ so these tables can never disagree with the showdown the core settles.
   ranks held in that suit. With five of a suit among seven cards no four of a kind or full
   house is possible, so the flush value is the hand's value.
 
-Building the tables evaluates every rank multiset once (49,205 hands) and every flush mask
-(4,719): about half a second, once per process (``tables()`` caches them).
+The values come from the evaluator itself, for every rank multiset (49,205 hands) and every
+flush mask (4,719); they are shipped in ``hand_values.npz`` (see ``VALUES_FILE``) and laid out
+once per process (``tables()`` caches them).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement
 from math import comb
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -78,17 +80,9 @@ def tables() -> Tables:
     suit_code = (8 ** (ids % 4)).astype(np.int32)
     rank_bit = (1 << (ids // 4)).astype(np.uint16)
     packed_bit = (np.uint64(1) << (16 * (ids % 4) + ids // 4).astype(np.uint64))
+    keys, values, flush = hand_values()
     noflush = np.zeros(7 * RANK_KEYS[-1] + 1, dtype=np.int16)
-    for ranks in combinations_with_replacement(range(13), 7):
-        if any(ranks.count(r) > 4 for r in set(ranks)):
-            continue
-        # suits dealt round robin: no suit more than twice, so no flush
-        cards = [r * 4 + i % 4 for i, r in enumerate(ranks)]
-        noflush[sum(RANK_KEYS[r] for r in ranks)] = _EVAL[7](*cards)
-    flush = np.zeros(1 << 13, dtype=np.int16)
-    for n in (5, 6, 7):
-        for ranks in combinations(range(13), n):
-            flush[sum(1 << r for r in ranks)] = _EVAL[n](*[r * 4 + 3 for r in ranks])
+    noflush[keys] = values
     board_flush_suit = np.full(5 * 512 + 1, NO_SUIT, dtype=np.int8)
     for code in range(len(board_flush_suit)):
         counts = [(code >> (3 * s)) & 7 for s in range(4)]
@@ -96,6 +90,40 @@ def tables() -> Tables:
             board_flush_suit[code] = counts.index(max(counts))
     return Tables(rank_key, suit_code, suit, rank_bit, packed_bit, noflush, flush,
                   board_flush_suit)
+
+
+VALUES_FILE = Path(__file__).with_name("hand_values.npz")
+"""The evaluator's values of every seven-rank multiset and every flush, as shipped: 300 KB
+read in milliseconds, where working them out takes the interpreter half a second during which
+the service's pipeline thread would wait for it (``python -m tablesvc.equity.tables`` writes
+the file again; a test checks it against the evaluator)."""
+
+
+def hand_values() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    """(rank-key sums of the 49,205 seven-rank multisets, their values, the flush table)."""
+    try:
+        with np.load(VALUES_FILE) as f:
+            return f["keys"].astype(np.int64), f["values"], f["flush"]
+    except (OSError, KeyError, ValueError):
+        return build_hand_values()
+
+
+def build_hand_values() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int16],
+                                 npt.NDArray[np.int16]]:
+    """Ask the evaluator for every multiset of seven ranks, and every flush."""
+    keys, values = [], []
+    for ranks in combinations_with_replacement(range(13), 7):
+        if any(ranks.count(r) > 4 for r in set(ranks)):
+            continue
+        # suits dealt round robin: no suit more than twice, so no flush
+        cards = [r * 4 + i % 4 for i, r in enumerate(ranks)]
+        keys.append(sum(RANK_KEYS[r] for r in ranks))
+        values.append(_EVAL[7](*cards))
+    flush = np.zeros(1 << 13, dtype=np.int16)
+    for n in (5, 6, 7):
+        for ranks in combinations(range(13), n):
+            flush[sum(1 << r for r in ranks)] = _EVAL[n](*[r * 4 + 3 for r in ranks])
+    return np.array(keys, dtype=np.int64), np.array(values, dtype=np.int16), flush
 
 
 @cache
@@ -126,3 +154,9 @@ def colex(m: int, k: int) -> npt.NDArray[np.uint8]:
         part[:, k - 1] = d
         parts.append(part)
     return np.concatenate(parts) if parts else np.empty((0, k), dtype=np.uint8)
+
+
+if __name__ == "__main__":  # write the shipped values again (after an evaluator upgrade)
+    k, v, f = build_hand_values()
+    np.savez_compressed(VALUES_FILE, keys=k.astype(np.int32), values=v, flush=f)
+    print(f"{VALUES_FILE}: {len(k)} multisets, {int((f > 0).sum())} flushes")

@@ -18,6 +18,7 @@ from phevaluator import _pheval  # type: ignore[import-untyped]
 from tablesvc.core.requests import EquityRequest
 from tablesvc.equity import compute
 from tablesvc.equity.holdem import Counts, holdem_counts
+from tablesvc.equity.tables import build_hand_values, hand_values
 
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 ID = {card: i for i, card in enumerate(DECK)}  # phevaluator's ids: rank * 4 + suit (c d h s)
@@ -162,3 +163,9 @@ def test_draw_names_the_hands_before_the_draw_and_settles_them_after() -> None:
         (1, ("As", "Ks", "Qs", "Js", "9d")), (2, ("Ah", "Kh", "Qh", "Jh", "9c")),
         (3, ("Ad", "Kd", "Qd", "Jd", "9s")))))
     assert [s["tie"] for s in split["seats"]] == [33.34, 33.33, 33.33]
+
+
+def test_the_shipped_hand_values_are_the_evaluators() -> None:
+    shipped, built = hand_values(), build_hand_values()
+    for ours, theirs in zip(shipped, built, strict=True):
+        assert ours.tolist() == theirs.tolist()

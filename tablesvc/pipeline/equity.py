@@ -12,6 +12,7 @@ or fold changed the state), and the core would drop the older result anyway.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +25,8 @@ from tablesvc.equity import EXACT_LIMIT, SAMPLES, compute, warm_up
 from tablesvc.pipeline.clock import stamp
 
 log = structlog.get_logger("tablesvc.pipeline.equity")
+
+NICE = 10
 
 
 class EquityWorker:
@@ -57,6 +60,7 @@ class EquityWorker:
             self._thread.join(10)
 
     def _run(self) -> None:
+        _lower_priority()
         try:
             warm_up()  # the tables, before the first hand needs them
         except Exception:
@@ -78,3 +82,14 @@ class EquityWorker:
             ts, ms = stamp()
             self.computed += 1
             self.deliver(EquityResult(ts, ms, request.hand, request.version, figures))
+
+
+def _lower_priority() -> None:
+    """Run this thread at a lower priority (nice +10, Linux): when the box is busy, the port
+    readers and the pipeline, which track the cards, come first; the broadcast's figures wait.
+    numpy releases the interpreter while it counts, so the thread rarely holds it when it
+    waits for the processor."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+    except (AttributeError, OSError) as exc:  # not Linux, or not allowed: run as we are
+        log.info("equity worker keeps its priority", reason=str(exc))

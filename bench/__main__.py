@@ -1,4 +1,5 @@
-"""``make bench``: throughput of the pipeline, end-to-end latency through mosquitto, memory."""
+"""``make bench``: throughput of the pipeline, end-to-end latency through mosquitto, memory,
+win probabilities."""
 
 from __future__ import annotations
 
@@ -32,8 +33,10 @@ def main() -> None:
                    help="at least this many timed events at each rate")
     p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
-    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss"],
-                   default=None)
+    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
+                                       "equity"], default=None)
+    p.add_argument("--equity-hands", type=int, default=40,
+                   help="hands per run of the equity latency bench")
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -62,6 +65,10 @@ def main() -> None:
         from bench import rss
 
         rss.run(a.hands)
+    if a.only in (None, "equity"):
+        from bench import equity
+
+        equity.run(max(a.runs, 3), a.equity_hands)
 
 
 if __name__ == "__main__":

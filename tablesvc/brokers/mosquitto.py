@@ -21,6 +21,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def port_free(port: int) -> bool:
+    """Nothing listens on this loopback port (so it can be bound now)."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def wait_until(pred: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -1,4 +1,5 @@
-"""The ``tablesvc`` command line: run, sim, replay, schema, check-config, deck enroll, floor."""
+"""The ``tablesvc`` command line: run, sim, watch, overlay, floor, replay, schema, check-config,
+deck and chips enroll."""
 
 from __future__ import annotations
 
@@ -219,6 +220,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return run_watch(_load(args.config), args, Path(args.config))
 
 
+def cmd_overlay(args: argparse.Namespace) -> int:
+    from tablesvc.commands.overlay import run_overlay
+
+    return run_overlay(_load(args.config), Path(args.config), args)
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     from tablesvc.commands.simrun import run_sim
 
@@ -322,6 +329,17 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--count", type=int, default=None, help="exit after this many messages")
     w.add_argument("--timeout", type=float, default=None, help="exit after this many seconds")
     w.set_defaults(func=cmd_watch)
+
+    ov = sub.add_parser("overlay", help="serve the broadcast overlay page of a table (OBS "
+                        "browser source, 1920x1080), delayed by [broadcast] delay_s")
+    ov.add_argument("--config", required=True, help="the table's config: broker, topics and "
+                    "the [overlay] section")
+    ov.add_argument("--host", default=None, help="address to serve on (default: the config's, "
+                    "127.0.0.1)")
+    ov.add_argument("--port", type=int, default=None, help="port (default: the config's, 8765)")
+    ov.add_argument("--log", choices=["auto", "json", "console"], default="auto")
+    ov.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    ov.set_defaults(func=cmd_overlay)
 
     rp = sub.add_parser("replay", help="print the events a journal produces, as JSON lines")
     rp.add_argument("journal")

@@ -2,8 +2,8 @@
 
 Everything is real except the hardware and the broker: virtual devices speak TSP/1 on pty
 pairs, the service opens those device paths exactly as it would open /dev/ttyUSB0, publishes
-through an embedded MQTT broker (amqtt, MQTT 3.1.1, demo only), and a subscriber prints every
-event as one line.
+through an embedded MQTT broker (amqtt, MQTT 3.1.1, demo only), a subscriber prints every
+event as one line, and the broadcast overlay serves its page (the URL is printed).
 """
 
 from __future__ import annotations
@@ -26,16 +26,18 @@ from rich.console import Console
 
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.embedded import EmbeddedBroker
-from tablesvc.brokers.mosquitto import free_port
+from tablesvc.brokers.mosquitto import free_port, port_free
 from tablesvc.commands.logs import configure
 from tablesvc.commands.render import render
 from tablesvc.config.table import load_config
+from tablesvc.overlay.server import OverlayServer, OverlaySettings, start_in_thread, stop_thread
 from tablesvc.pipeline.service import Service
 
 PLAYERS = {1: "Alice", 2: "Bob", 3: "Carol", 4: "Dave", 5: "Erin", 6: "Frank"}
 
 
-def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int) -> Path:
+def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int,
+                 overlay_port: int = 8765) -> Path:
     """The service's config for the rig's table: the same game, stakes, devices and tags."""
     table = rig.table
     devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in rig.device_urls().items())
@@ -49,9 +51,15 @@ def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int) -> Pat
         f"{devices}\n"
         f'[registry]\ndecks = "{rig.decks_dir}"\nchips = "{rig.chips_path}"\n\n{players}\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\nprotocol = "auto"\n\n'
-        f'[storage]\ndir = "{work / "store"}"\n'
+        f'[storage]\ndir = "{work / "store"}"\n\n'
+        f"[overlay]\nport = {overlay_port}\n"
     )
     return path
+
+
+def _overlay_port() -> int:
+    """8765 (the overlay's default) when it is free, so the URL stays the same run to run."""
+    return 8765 if port_free(8765) else free_port()
 
 
 class Watcher:
@@ -128,14 +136,20 @@ def main(argv: list[str] | None = None) -> int:
     rig = VirtualTableRig(work / "sim", seats=dict.fromkeys(PLAYERS, args.stack),
                           seed=args.seed, pace=args.pace, chips=work / "chips.json",
                           variant=args.variant, ante=args.ante)
-    cfg_path = write_config(work, rig, port, args.stack)
-    service = Service(load_config(cfg_path), cfg_path)
+    cfg_path = write_config(work, rig, port, args.stack, overlay_port=_overlay_port())
+    cfg = load_config(cfg_path)
+    service = Service(cfg, cfg_path)
+    overlay = OverlayServer(cfg, OverlaySettings.load(cfg, cfg_path))
     worker = threading.Thread(target=service.run, name="service", daemon=True)
     watcher = Watcher(port, console)
     console.print(f"[bold]tablesvc demo[/bold]: virtual table on ptys {rig.device_urls()}")
-    console.print(f"broker 127.0.0.1:{port} (embedded) · journal and logs in {work}\n")
+    console.print(f"broker 127.0.0.1:{port} (embedded) · journal and logs in {work}")
     code = 0
+    overlay_thread = None
     try:
+        overlay_thread = start_in_thread(overlay)
+        console.print(f"[bold]broadcast overlay[/bold] (OBS browser source, 1920x1080): "
+                      f"{overlay.url()}  · in a browser: {overlay.url()}?background=felt\n")
         worker.start()
         if not watcher.online.wait(20) or not service.ready.wait(5):
             console.print("[red]the service did not come online; see the log in "
@@ -153,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                 break
             time.sleep(0.1)
     finally:
+        if overlay_thread is not None:
+            stop_thread(*overlay_thread)
         rig.close()
         service.stop()
         worker.join(10)

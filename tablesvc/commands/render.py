@@ -11,7 +11,7 @@ STYLE = {
     "burn": "green", "card_dealt": "white", "hole_cards": "magenta", "action": "yellow",
     "alert": "bold red", "alert_detail": "red", "device_status": "blue",
     "service_started": "bold blue", "showdown": "bold yellow", "pot_awarded": "bold yellow",
-    "draw": "bold green",
+    "draw": "bold green", "equity": "magenta",
 }
 
 
@@ -70,9 +70,25 @@ def describe(e: dict[str, Any]) -> str:
                 f"· ok {c['ok']} bad {c['bad']} lost {c['lost']}")
     if t == "service_started":
         return f"version {e['version']}, boot {e['boot']}"
+    if t == "equity":
+        return _equity(e)
     keys = {k: v for k, v in e.items() if k not in ("v", "venue", "table", "seq", "prev_seq",
                                                     "ts", "hand", "type")}
     return str(keys)
+
+
+def _equity(e: dict[str, Any]) -> str:
+    how = {"exact": f"exact over {e['samples']:,} boards",
+           "sampled": f"{e['samples']:,} boards sampled, ±{e.get('error')}"}.get(e["method"], "")
+    seats = []
+    for s in e["seats"]:
+        if s.get("win") is None:
+            seats.append(f"{s['seat']}: {s.get('hand')}")
+            continue
+        tie = f" (tie {s['tie']:g})" if s.get("tie") else ""
+        outs = f", {len(s['outs'])} outs" if s.get("outs") is not None else ""
+        seats.append(f"{s['seat']}: {s['win']:g}%{tie}{outs}")
+    return f"{e['street']} · " + " · ".join(seats) + (f" ({how})" if how else "")
 
 
 def render(e: dict[str, Any], secure: bool = False) -> Text:

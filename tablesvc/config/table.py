@@ -6,6 +6,7 @@ validation never stops at the first problem.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import tomllib
 from pathlib import Path
@@ -98,6 +99,55 @@ class MqttSection(_Section):
 
 class BroadcastSection(_Section):
     holecard_delay_s: float = Field(0, ge=0, le=3600)
+    delay_s: float = Field(0, ge=0, le=3600, description="the video delay an overlay applies "
+                           "to everything it shows")
+    equity_dead_cards: Literal["known", "none"] = Field(
+        "known", description="known: folded and burned cards are out of play; none: the "
+        "figures of a viewer who sees only the live hands")
+    equity: bool = Field(True, description="compute win probabilities (equity events)")
+    equity_exact_limit: int = Field(6_000_000, ge=0, description="the most seven-card hands "
+                                    "an exact computation may rank; above it boards are "
+                                    "sampled")
+    equity_samples: int = Field(60_000, ge=20_000, le=10_000_000,
+                                description="boards drawn when the figures are sampled")
+
+
+class OverlaySection(_Section):
+    """``tablesvc overlay``: the broadcast page (docs/BROADCAST.md)."""
+
+    host: str = Field("127.0.0.1", min_length=1, description="address the page is served on")
+    port: int = Field(8765, ge=1, le=65535)
+    username: str = Field("", description="the broker user of the broadcast role (the only "
+                          "one the ACL lets read secure/)")
+    password_file: str = ""
+    token_file: str = Field("", validate_default=True,
+                            description="a file holding the token the page's URL must carry; "
+                            "required when host is not a loopback address")
+    layout: Literal[6, 9, 10] | None = Field(None, description="seats drawn around the table; "
+                                             "default: the smallest that holds table.seats")
+    theme: str = Field("", description="a CSS file loaded after the page's own: colours and "
+                       "fonts as CSS variables")
+    photos: dict[str, str] = Field(default_factory=dict, description="player name -> image")
+    flags: dict[str, str] = Field(default_factory=dict, description="player name -> image")
+
+    @field_validator("token_file")
+    @classmethod
+    def _exposed(cls, token_file: str, info: ValidationInfo) -> str:
+        host = info.data.get("host")
+        if host is not None and not is_loopback(host) and not token_file:
+            raise ValueError(f"the page shows hole cards: served on {host} (beyond this "
+                             "machine) it needs a token_file")
+        return token_file
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 or localhost: reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class HoldemRules(_Section):
@@ -174,6 +224,7 @@ class Config(_Section):
     players: list[PlayerSection] = Field(default_factory=list)
     mqtt: MqttSection = MqttSection()
     broadcast: BroadcastSection = BroadcastSection()
+    overlay: OverlaySection = OverlaySection()
     rules: RulesSection = RulesSection()
     storage: StorageSection = StorageSection()
     metrics: MetricsSection = MetricsSection()
@@ -219,6 +270,15 @@ class Config(_Section):
         if problems:
             raise ValueError("; ".join(problems))
         return players
+
+    @field_validator("overlay")
+    @classmethod
+    def _layout(cls, overlay: OverlaySection, info: ValidationInfo) -> OverlaySection:
+        table = info.data.get("table")  # absent when [table] itself is wrong
+        if table is not None and overlay.layout is not None and overlay.layout < table.seats:
+            raise ValueError(f"layout {overlay.layout} has no place for table.seats = "
+                             f"{table.seats}; use 6, 9 or 10 seats at least")
+        return overlay
 
     def device_kinds(self) -> dict[str, str]:
         return {name: d.kind or name for name, d in self.devices.items()}

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablesvc.core import events as ev
+from tablesvc.core.requests import EquityRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +42,17 @@ class Note:
 
 @dataclass(slots=True)
 class Output:
-    """Everything one input produced, in order."""
+    """Everything one input produced, in order.
+
+    ``work``: computations the core asks for but does not do itself, because they take too
+    long for the pipeline (win probabilities, ``tablesvc.core.equity``); their results come
+    back as inputs. Replay ignores it: the results are in the journal.
+    """
 
     events: list[ev.Event] = field(default_factory=list)
     replies: list[Reply] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+    work: list[EquityRequest] = field(default_factory=list)
 
 
 class Emitter:
@@ -94,6 +101,7 @@ class Emitter:
         self.last_on_feed = {"public": public, "secure": secure}
         self.out.events.clear()
         self.out.replies.clear()
+        self.out.work.clear()
         self._own_open = False
 
     def _open_for_change(self) -> dict[str, str]:

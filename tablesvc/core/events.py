@@ -252,6 +252,44 @@ class AlertDetail(Event):
     evidence: dict[str, Any] = Field(default_factory=dict)
 
 
+class EquitySeat(BaseModel):
+    """One live seat's chances, in percent of the deals still possible."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    seat: int
+    win: float | None = Field(description="percent of the boards this seat wins alone; null "
+                              "in five-card draw before the draw")
+    tie: float | None = Field(description="percent of the pot this seat gets from boards it "
+                              "splits (a split among k players counts 1/k): win + tie over "
+                              "the live seats is 100")
+    outs: list[str] | None = Field(None, description="on the turn: the river cards that make "
+                                   "this seat win or tie")
+    hand: str | None = Field(None, description="the seat's best hand now, in words (from the "
+                             "flop on; five-card draw: its five cards)")
+
+
+class Equity(Event):
+    """Win probabilities of the live hands (secure: they are derived from the hole cards).
+
+    Computed off the pipeline from a request the core makes when the hand changes (the deal
+    complete, a street, a fold; in draw the deal and the draw) and journalled as an input, so
+    a replay gives the very same event without computing anything.
+    """
+
+    FEED: ClassVar[Feed] = "secure"
+    type: Literal["equity"] = "equity"
+    street: Literal["preflop", "flop", "turn", "river", "predraw", "postdraw"]
+    method: Literal["exact", "sampled", "none"] = Field(
+        description="exact: every possible board counted; sampled: random boards; none: "
+        "five-card draw before the draw (each seat's hand only)")
+    samples: int = Field(description="boards counted (exact) or drawn (sampled)")
+    error: float | None = Field(None, description="sampled: the largest half-width of a "
+                                "99.7 % confidence interval over the figures, in percent")
+    dead: int = Field(0, description="cards known to be out of play and left out of the "
+                      "deck (folded hands, burns); 0 with [broadcast] equity_dead_cards = none")
+    seats: list[EquitySeat]
+
+
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """How ``Event.trusted`` fills one event type: what validation would do, worked out once."""
@@ -316,5 +354,5 @@ def _unless_none(fresh: Callable[[Any], Any], value: Any) -> Any:
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     ServiceStarted, DeviceStatus, HandStarted, CardDealt, HoleCards, Burn, Board, Action,
-    Showdown, PotAwarded, Draw, HandEnded, HandHistory, Alert, AlertDetail,
+    Showdown, PotAwarded, Draw, HandEnded, HandHistory, Alert, AlertDetail, Equity,
 )

@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 # Sources that are not devices. A device may not be configured under these names.
-RESERVED_SOURCES = frozenset({"cmd", "tick", "service", "publisher"})
+RESERVED_SOURCES = frozenset({"cmd", "tick", "service", "publisher", "equity"})
 
 
 def format_ts(ms: int) -> str:
@@ -159,7 +159,23 @@ class PublishRefused:
     reason: str
 
 
-Input = FrameIn | Command | Tick | PortChange | ServiceStart | PublishRefused
+@dataclass(frozen=True, slots=True)
+class EquityResult:
+    """Win probabilities computed off the pipeline for the hand state ``(hand, version)``.
+
+    Journalled, so that a replay re-emits the ``equity`` event without computing anything;
+    the core uses it only while that state is still the current one. ``figures`` is the
+    event's payload (street, method, samples, error, dead, seats); it holds no hole card.
+    """
+
+    ts: str
+    ms: int
+    hand: int
+    version: int
+    figures: dict[str, Any]
+
+
+Input = FrameIn | Command | Tick | PortChange | ServiceStart | PublishRefused | EquityResult
 
 
 def record_of(inp: Input) -> dict[str, Any]:
@@ -178,6 +194,9 @@ def record_of(inp: Input) -> dict[str, Any]:
         if inp.command_checks != 1:
             start["command_checks"] = inp.command_checks
         return {"ts": inp.ts, "src": "service", "start": start}
+    if isinstance(inp, EquityResult):
+        return {"ts": inp.ts, "src": "equity",
+                "equity": {"hand": inp.hand, "version": inp.version, **inp.figures}}
     return {"ts": inp.ts, "src": "publisher", "refused": {"seq": inp.seq, "reason": inp.reason}}
 
 
@@ -209,6 +228,16 @@ def input_from_record(rec: dict[str, Any]) -> Input:
         if not isinstance(ref, dict):
             raise ValueError("publisher record needs an object 'refused'")
         return PublishRefused(ts, ms, int(ref.get("seq", 0)), str(ref.get("reason", "")))
+    if src == "equity":
+        figures = rec.get("equity")
+        if not isinstance(figures, dict):
+            raise ValueError("equity record needs an object 'equity'")
+        figures = dict(figures)
+        try:
+            hand, version = int(figures.pop("hand")), int(figures.pop("version"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"equity record needs an integer hand and version: {exc}") from exc
+        return EquityResult(ts, ms, hand, version, figures)
     if "frame" in rec:
         return FrameIn(ts, ms, src, str(rec["frame"]))
     if "port" in rec:

@@ -28,6 +28,7 @@ class TableSettings:
     motion_ms: int = 800  # T_motion: chip arrivals further apart are separate motions (BET-10)
     order_tolerance_ms: int = 50  # frames of different devices this close may be out of order
     max_stack: int = 1_000_000_000  # the largest stack a command may give (game.max_stack)
+    equity_dead_cards: str = "known"  # [broadcast]: "known" (folded, burned) or "none"
 
 
 @dataclass(slots=True)

@@ -30,9 +30,11 @@ from tablesvc.core.continuity import Continuity
 from tablesvc.core.controller import run_command
 from tablesvc.core.defects import DefectRuling
 from tablesvc.core.emitter import Emitter, Note, Output, Reply
+from tablesvc.core.equity import EquityFeed
 from tablesvc.core.hand import Hand
 from tablesvc.core.inputs import (
     Command,
+    EquityResult,
     FrameIn,
     Input,
     PortChange,
@@ -113,6 +115,7 @@ class TableCore:
         # how commands are checked: strictly, unless the journal's last start record is of a
         # version that checked them laxly (its journal must replay as it was published)
         self.command_checks = COMMAND_CHECKS
+        self.equity = EquityFeed(self.out, settings.variant, settings.equity_dead_cards)
 
     # ------------------------------------------------------------------ entry points
     def apply(self, inp: Input) -> Output:
@@ -155,12 +158,17 @@ class TableCore:
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
                            "delivered and will not be retried", remedy="check the broker ACL "
                            "for this table's user")
+        elif isinstance(inp, EquityResult):
+            self.equity.result(inp)
         if self.order.held:
             self._release(ms)
         if self.session is not None:  # NEWHAND may have begun a new one
             self.session.tick(ms)
         if out.doubted:
             self._in_doubt()
+        if out.out.events:  # every card, fold or street that changes the figures has an event
+            followed = self.session if isinstance(self.session, HandSession) else None
+            self.equity.update(followed, self.in_hand, out.out.events)
 
     def _in_doubt(self) -> None:
         """A rule alert came while the service may not have seen everything (a device away,

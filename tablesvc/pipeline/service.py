@@ -34,6 +34,7 @@ from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, ReplayC
 from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline.clock import frame_in, now_ms, stamp
+from tablesvc.pipeline.equity import EquityWorker
 from tablesvc.pipeline.files import private_storage, write_private
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
@@ -77,6 +78,7 @@ def settings_of(cfg: Config) -> TableSettings:
         order_tolerance_ms=round(cfg.rules.timers.order_tolerance_s * 1000),
         qualification_table=cfg.rules.he.qualification_table,
         max_stack=g.max_stack,
+        equity_dead_cards=cfg.broadcast.equity_dead_cards,
     )
 
 
@@ -147,6 +149,10 @@ class Service:
         self.transports: list[SerialTransport] = []
         self.publisher: Publisher | None = None
         self.metrics_server: Any = None
+        # win probabilities (issue 12): computed beside the pipeline, results come back as inputs
+        b = cfg.broadcast
+        self.equity = EquityWorker(self.inputs.put, exact_limit=b.equity_exact_limit,
+                                   samples=b.equity_samples) if b.equity else None
 
     # ------------------------------------------------------------------ lifecycle
     def recover(self) -> int:
@@ -219,6 +225,10 @@ class Service:
         ts, ms = stamp()
         self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
         self.publisher.start()
+        if self.equity is not None:
+            self.equity.start()
+            if (unanswered := self.core.equity.outstanding()) is not None:
+                self.equity.submit([unanswered])  # the crash came before its result
         for name, dev in self.cfg.devices.items():
             t = SerialTransport(name, device_url(self.cfg_path, dev.url), baudrate=dev.baudrate,
                                 on_chunk=self._on_chunk, on_port=self._on_port)
@@ -257,6 +267,8 @@ class Service:
     def shutdown(self) -> None:
         for t in self.transports:
             t.stop()
+        if self.equity is not None:
+            self.equity.stop()
         self.step(timeout=0)  # what the transports delivered last
         if self.publisher:
             self.publisher.stop()
@@ -365,6 +377,8 @@ class Service:
             if out is None:
                 continue
             outputs.append(out)
+            if out.work and self.equity is not None:
+                self.equity.submit(out.work)
             if out.events:
                 messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
         if messages:

@@ -20,7 +20,8 @@ from pydantic import BaseModel
 from bench.streams import Stream, bench_deck
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
-from tablesvc.core.inputs import Input, PublishRefused, ServiceStart, format_ts
+from tablesvc.core.inputs import EquityResult, Input, PublishRefused, ServiceStart, format_ts
+from tablesvc.equity import compute
 from tests.helpers import ChipBox, Script, make_core, make_deck, track
 from tests.unit.test_core_robustness import random_inputs
 
@@ -78,7 +79,12 @@ def _sessions() -> list[ev.Event]:
                      big_blind=100)
     script = Script()
     for dev, raw, _ in itertools.islice(stream.hands(), 300):
-        events += core.apply(script.raw(dev, raw.decode().rstrip("\r\n"))).events
+        out = core.apply(script.raw(dev, raw.decode().rstrip("\r\n")))
+        events += out.events
+        for req in out.work:  # the equity worker's part, done at once
+            result = EquityResult(format_ts(script.ms), script.ms, req.hand, req.version,
+                                  compute(req))
+            events += core.apply(result).events
     return events
 
 

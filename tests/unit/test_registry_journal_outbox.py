@@ -13,6 +13,7 @@ from drivers.tsp import Frame, encode
 from tablesvc.config.registry import RegistryError, load_decks
 from tablesvc.core.inputs import (
     Command,
+    EquityResult,
     FrameIn,
     Input,
     PortChange,
@@ -137,6 +138,9 @@ EVERY_INPUT: list[Input] = [
     PortChange(TS, MS, "chips", False, "unplugged"),
     ServiceStart(TS, MS, "1.2.3"),
     PublishRefused(TS, MS, 42, "not authorized"),
+    EquityResult(TS, MS, 7, 3, {"street": "flop", "method": "exact", "samples": 990,
+                                "error": None, "dead": 1,
+                                "seats": [{"seat": 1, "win": 25.56, "tie": 0.0}]}),
 ]
 
 

@@ -1,0 +1,320 @@
+"""What the overlay page shows, built from the table's messages once their delay is over.
+
+``TableView`` is fed the messages of one table in the order they are due (``apply``) and
+answers ``view()``: one JSON-ready picture of the table for the page (seats with name, stack,
+bet, cards, win probability, badges; the board; the pot and side pots; the last action; the
+showdown). The page never sees a message, only the pictures, so nothing reaches the browser
+before the delay has passed. Pure: no I/O, no clock.
+
+Sources: ``state`` (the retained public snapshot) lets an overlay started in the middle of a
+hand show that hand at once; ``events`` and ``secure/events`` carry everything else
+(``tablesvc.core.events``); ``status`` says whether the table's service is online. Events are
+de-duplicated on seq, as every consumer does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+CLEARS_EQUITY = frozenset({"board", "draw", "hole_cards", "hand_started", "hand_ended"})
+
+
+@dataclass
+class Seat:
+    seat: int
+    name: str
+    stack: int
+    in_hand: bool = False
+    bet: int = 0
+    put_in: int = 0  # this hand, for the side pots
+    cards: list[str] | None = None  # known cards (secure feed, or tabled at the showdown)
+    down: int = 0  # cards dealt face down
+    folded: bool = False
+    all_in: bool = False
+    drew: int | None = None  # five-card draw: cards received at the draw
+    win: float | None = None
+    tie: float | None = None
+    outs: int | None = None
+    hand: str | None = None  # the hand's name: from the equity, then the showdown
+    shown: bool = False  # tabled at the showdown
+    won: int = 0
+
+    def view(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "stack": self.stack,
+                "in_hand": self.in_hand, "bet": self.bet, "cards": self.cards,
+                "down": self.down, "folded": self.folded, "all_in": self.all_in,
+                "drew": self.drew, "win": self.win, "tie": self.tie, "outs": self.outs,
+                "hand": self.hand, "shown": self.shown, "won": self.won,
+                "winner": self.won > 0}
+
+
+@dataclass
+class TableView:
+    """The delayed picture of one table."""
+
+    table: str = ""
+    online: bool | None = None
+    variant: str = "holdem"
+    hand: int | None = None
+    in_hand: bool = False
+    street: str | None = None
+    button: int | None = None
+    level: dict[str, int] = field(default_factory=dict)
+    seats: dict[int, Seat] = field(default_factory=dict)
+    board: list[str] = field(default_factory=list)
+    pot: int = 0
+    carried: int = 0
+    awarded: list[dict[str, Any]] = field(default_factory=list)
+    last_action: dict[str, Any] | None = None
+    equity: dict[str, Any] | None = None
+    followed: int | None = None  # the hand whose start was seen (events, not the snapshot)
+    seen: set[int] = field(default_factory=set)
+    last_seq: int = 0
+
+    # ------------------------------------------------------------------ input
+    def apply(self, topic: str, msg: Any) -> bool:
+        """One message of ``topic`` ("state", "status", "events", "secure/events"); True when
+        the picture changed."""
+        if not isinstance(msg, dict):
+            return False
+        if topic == "status":
+            online = msg.get("state") == "online"
+            changed, self.online = online != self.online, online
+            return changed
+        if topic == "state":
+            return self._snapshot(msg)
+        seq = msg.get("seq")
+        if not isinstance(seq, int) or seq in self.seen:
+            return False
+        self.seen.add(seq)
+        if len(self.seen) > 20_000:  # keep the recent ones: a duplicate is sent again soon
+            self.seen = {s for s in self.seen if s > seq - 10_000}
+        self.last_seq = max(self.last_seq, seq)
+        self.table = f"{msg.get('venue')}/{msg.get('table')}"
+        kind = msg.get("type")
+        handler = getattr(self, f"_on_{kind}", None)
+        if kind in CLEARS_EQUITY:
+            self._clear_equity()
+        if handler is None:
+            return False
+        handler(msg)
+        return True
+
+    def _snapshot(self, st: dict[str, Any]) -> bool:
+        """The retained state: the players between hands, the hand when we missed its start."""
+        players = {p["seat"]: p for p in st.get("players", []) if isinstance(p, dict)}
+        if st.get("hand") is not None and st.get("hand") == self.followed:
+            return False  # the events tell more than the snapshot
+        if self.in_hand and self.followed is not None:
+            return False
+        self.variant = st.get("variant") or self.variant
+        self.hand = st.get("hand")
+        self.in_hand = bool(st.get("in_hand"))
+        self.button = st.get("button")
+        self.street = st.get("street")
+        self.board = list(st.get("board") or [])
+        self.pot = int(st.get("pot") or 0)
+        active = set(st.get("active") or [])
+        seats: dict[int, Seat] = {}
+        for seat, p in sorted(players.items()):
+            old = self.seats.get(seat)
+            s = Seat(seat, str(p.get("name", "")), int(p.get("stack", 0)))
+            if self.in_hand:
+                s.in_hand = seat in active or (old is not None and old.in_hand)
+                s.folded = s.in_hand and seat not in active
+                s.down = 2 if s.in_hand and self.variant == "holdem" else (
+                    5 if s.in_hand else 0)
+            seats[seat] = s
+        self.seats = seats
+        return True
+
+    # ------------------------------------------------------------------ events
+    def _on_hand_started(self, e: dict[str, Any]) -> None:
+        self.hand = e.get("hand")
+        self.followed = self.hand
+        self.in_hand = True
+        self.variant = e.get("variant", "holdem")
+        self.street = "preflop" if self.variant == "holdem" else "predraw"
+        self.button = e.get("button")
+        self.level = {"small_blind": e.get("small_blind", 0), "big_blind": e.get("big_blind", 0),
+                      "ante": e.get("ante", 0)}
+        self.carried = int(e.get("carried_pot") or 0)
+        self.pot = self.carried
+        self.board = []
+        self.awarded = []
+        self.last_action = None
+        dealt = {s["seat"]: s for s in e.get("seats", [])}
+        seats = {}
+        for seat, old in self.seats.items():  # seated players sitting this hand out
+            if seat not in dealt:
+                seats[seat] = Seat(seat, old.name, old.stack)
+        for seat, s in dealt.items():
+            seats[seat] = Seat(seat, s["name"], s["stack"], in_hand=True)
+        self.seats = dict(sorted(seats.items()))
+
+    def _seat(self, e: dict[str, Any]) -> Seat | None:
+        seat = e.get("seat")
+        return self.seats.get(seat) if isinstance(seat, int) else None
+
+    def _on_card_dealt(self, e: dict[str, Any]) -> None:
+        s = self._seat(e)
+        if s is not None:
+            s.down = max(s.down, int(e.get("n", 0)))
+
+    def _on_hole_cards(self, e: dict[str, Any]) -> None:
+        s = self._seat(e)
+        if s is not None:
+            s.cards = list(e.get("cards") or [])
+            s.down = max(s.down, len(s.cards))
+
+    def _on_action(self, e: dict[str, Any]) -> None:
+        s = self._seat(e)
+        if s is None:
+            return
+        action = e.get("action", "")
+        amount = int(e.get("amount") or 0)
+        s.put_in += amount
+        if action != "post_ante":
+            s.bet = int(e.get("to") or s.bet)
+        s.stack = int(e.get("stack", s.stack))
+        self.pot = int(e.get("pot", self.pot))
+        if action == "fold":
+            s.folded = True
+            self._clear_equity()
+        if action == "all_in" or (s.stack == 0 and amount > 0):
+            s.all_in = True
+        self.last_action = {"seat": s.seat, "name": s.name, "action": action,
+                            "text": _action_text(action, amount, int(e.get("to") or 0))}
+
+    def _on_board(self, e: dict[str, Any]) -> None:
+        self.board = list(e.get("board") or [])
+        self.street = e.get("street", self.street)
+        self._new_round()
+
+    def _on_draw(self, e: dict[str, Any]) -> None:
+        s = self._seat(e)
+        if self.street == "predraw":
+            self.street = "draw"
+            self._new_round()
+        if s is not None:
+            s.drew = int(e.get("received") or 0)
+
+    def _new_round(self) -> None:
+        for s in self.seats.values():
+            s.bet = 0
+        self.last_action = None
+
+    def _on_equity(self, e: dict[str, Any]) -> None:
+        self.equity = {"street": e.get("street"), "method": e.get("method"),
+                       "samples": e.get("samples"), "error": e.get("error")}
+        if e.get("street") == "postdraw":
+            self.street = "postdraw"
+        for row in e.get("seats", []):
+            s = self.seats.get(row.get("seat"))
+            if s is None:
+                continue
+            s.win, s.tie = row.get("win"), row.get("tie")
+            outs = row.get("outs")
+            s.outs = len(outs) if isinstance(outs, list) else None
+            s.hand = row.get("hand") or s.hand
+
+    def _clear_equity(self) -> None:
+        self.equity = None
+        for s in self.seats.values():
+            s.win = s.tie = s.outs = None
+
+    def _on_showdown(self, e: dict[str, Any]) -> None:
+        s = self._seat(e)
+        if s is None:
+            return
+        self.street = "showdown"
+        self.last_action = None
+        if e.get("tabled"):
+            s.shown = True
+            s.cards = list(e.get("cards") or s.cards or [])
+            s.hand = e.get("rank") or s.hand
+        for other in self.seats.values():
+            other.bet = 0
+
+    def _on_pot_awarded(self, e: dict[str, Any]) -> None:
+        for seat, chips in (e.get("shares") or {}).items():
+            s = self.seats.get(int(seat))
+            if s is not None:
+                s.won += int(chips)
+        self.awarded.append({"name": e.get("pot", "main"), "amount": e.get("amount", 0),
+                             "seats": e.get("seats", [])})
+
+    def _on_hand_ended(self, e: dict[str, Any]) -> None:
+        self.in_hand = False
+        self.street = "ended"
+        for row in e.get("stacks", []):
+            s = self.seats.get(row.get("seat"))
+            if s is not None:
+                s.stack = row.get("stack", s.stack)
+        for s in self.seats.values():
+            s.bet = 0
+        if e.get("reason") in ("misdeal", "cancelled"):
+            for s in self.seats.values():
+                s.cards, s.down, s.won = None, 0, 0
+            self.board = []
+
+    # ------------------------------------------------------------------ output
+    def pots(self) -> list[dict[str, Any]]:
+        """Main and side pots from what each seat put in; the carried-over pot is main's."""
+        if self.awarded:
+            return list(self.awarded)
+        seats = [s for s in self.seats.values() if s.in_hand]
+        put_in = {s.seat: s.put_in for s in seats}
+        if seats:
+            # what only one live seat put in above everything matched is no pot: it goes back
+            # to him (as the service awards it)
+            top = max(seats, key=lambda s: s.put_in)
+            others = max((s.put_in for s in seats if s is not top), default=0)
+            if not top.folded and top.put_in > others:
+                put_in[top.seat] = others
+        caps = sorted({put_in[s.seat] for s in seats if s.all_in and not s.folded})
+        pots: list[dict[str, Any]] = []
+        below = 0
+        for cap in [*caps, None]:
+            amount = sum(max(0, (put_in[s.seat] if cap is None else min(put_in[s.seat], cap))
+                             - below) for s in seats)
+            eligible = [s.seat for s in seats if not s.folded
+                        and (put_in[s.seat] > below if cap is None else put_in[s.seat] >= cap)]
+            if amount > 0 and (eligible or cap is not None):
+                pots.append({"name": "main" if not pots else f"side {len(pots)}",
+                             "amount": amount, "seats": eligible})
+            if cap is not None:
+                below = cap
+        if pots:
+            pots[0]["amount"] += self.carried
+        elif self.carried:
+            pots.append({"name": "main", "amount": self.carried, "seats": []})
+        return pots
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "table": self.table, "online": self.online, "variant": self.variant,
+            "hand": self.hand, "in_hand": self.in_hand, "street": self.street,
+            "button": self.button, "level": self.level, "board": self.board,
+            "pot": self.pot, "pots": self.pots(), "last_action": self.last_action,
+            "equity": self.equity, "seats": [s.view() for s in self.seats.values()],
+            "last_seq": self.last_seq,
+        }
+
+
+def _action_text(action: str, amount: int, to: int) -> str:
+    """The last action as the commentator says it: "raises to 600", "calls 200"."""
+    if action == "raise":
+        return f"raises to {to:,}"
+    if action == "bet":
+        return f"bets {to:,}"
+    if action == "all_in":
+        return f"all in for {to:,}" if to else "all in"
+    if action == "call":
+        return f"calls {amount:,}"
+    if action.startswith("post_"):
+        what = {"post_small_blind": "small blind", "post_big_blind": "big blind",
+                "post_ante": "ante"}.get(action, action)
+        return f"posts the {what} {amount:,}"
+    return {"check": "checks", "fold": "folds"}.get(action, action)

@@ -1,0 +1,167 @@
+"""The overlay's picture of the table follows the events of real hands, and the delay holds.
+
+Hands are dealt by the virtual table and tracked by a fresh core (equity requests answered at
+once, as the worker would); the events, as JSON on their feeds, are what the overlay's model
+reads. What it shows is checked against the events themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from simulators.virtual import recorded_table
+from tablesvc.core import events as ev
+from tablesvc.core.cards import DeckRegistry
+from tablesvc.core.inputs import EquityResult, format_ts
+from tablesvc.core.table import Player, TableCore, TableSettings
+from tablesvc.equity import compute
+from tablesvc.overlay.delay import DelayLine
+from tablesvc.overlay.model import TableView
+from tests.helpers import DEVICES, Script
+
+SEATS = {1: 3000, 2: 8000, 4: 1500, 6: 5000, 9: 8000}
+
+
+def messages(variant: str = "holdem", hands: int = 8, snapshot_at: int | None = None,
+             seed: int = 8, **table: Any) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any] | None]:
+    """(topic, message) in publication order; and the retained state at one input."""
+    ante = 25 if variant == "draw5" else 0
+    t, frames = recorded_table(SEATS, seed=seed, variant=variant, ante=ante, button=1,
+                               aggression=0.6, all_in_share=0.4, **table)
+    t.run(hands=hands)
+    core = TableCore(TableSettings(venue="v", table="t9", devices=dict(DEVICES),
+                                   variant=variant, ante=ante),
+                     DeckRegistry({"SIM": t.deck}), t.chip_values,
+                     [Player(s, f"P{s}", st) for s, st in SEATS.items()])
+    script = Script()
+    out: list[tuple[str, dict[str, Any]]] = []
+    state = None
+
+    def publish(events: list[ev.Event]) -> None:
+        for e in events:
+            out.append(("secure/events" if e.FEED == "secure" else "events",
+                        json.loads(e.model_dump_json())))
+
+    publish(core.apply(script.cmd("button", seat=1)).events)
+    for i, (dev, raw) in enumerate(frames):
+        o = core.apply(script.raw(dev, raw.decode().rstrip("\r\n")))
+        publish(o.events)
+        for req in o.work:
+            publish(core.apply(EquityResult(format_ts(script.ms), script.ms, req.hand,
+                                            req.version, compute(req))).events)
+        if i == snapshot_at:
+            state = json.loads(json.dumps(core.snapshot()))
+    return out, state
+
+
+def test_after_each_hand_the_picture_has_the_stacks_the_winners_and_the_board() -> None:
+    view = TableView()
+    msgs, _ = messages()
+    for topic, m in msgs:
+        view.apply(topic, m)
+        if m["type"] == "pot_awarded":
+            picture = view.view()
+            winners = {s["seat"] for s in picture["seats"] if s["winner"]}
+            assert set(m["seats"]) <= winners
+        if m["type"] == "hand_ended":
+            picture = view.view()
+            assert {s["seat"]: s["stack"] for s in picture["seats"] if s["in_hand"]} == {
+                s["seat"]: s["stack"] for s in m["stacks"]}
+            assert picture["board"] == m["board"]
+            assert not picture["in_hand"]
+
+
+def test_side_pots_on_screen_are_the_pots_the_table_awards() -> None:
+    view = TableView()
+    msgs, _ = messages(hands=12, seed=5)  # a seed whose all-ins make several side pots
+    side_pots = 0
+    for i, (topic, m) in enumerate(msgs):
+        if m["type"] == "pot_awarded" and msgs[i - 1][1]["type"] != "pot_awarded":
+            awards = []
+            for _, later in msgs[i:]:
+                if later["type"] != "pot_awarded":
+                    break
+                awards.append((later["pot"], later["amount"], set(later["seats"])))
+            shown = [(p["name"], p["amount"], set(p["seats"])) for p in view.pots()]
+            assert [(n, a) for n, a, _ in shown] == [(n, a) for n, a, _ in awards]
+            for (_, _, eligible), (_, _, winners) in zip(shown, awards, strict=True):
+                assert winners <= eligible
+            side_pots += len(shown) > 1
+        view.apply(topic, m)
+    assert side_pots >= 2, "the seed deals hands with side pots"
+
+
+def test_hole_cards_and_win_probabilities_are_shown_until_the_next_card_or_fold() -> None:
+    view = TableView()
+    msgs, _ = messages(hands=3)
+    for topic, m in msgs:
+        view.apply(topic, m)
+        seats = {s["seat"]: s for s in view.view()["seats"]}
+        if m["type"] == "hole_cards":
+            assert seats[m["seat"]]["cards"] == m["cards"]
+        if m["type"] == "equity":
+            for row in m["seats"]:
+                assert seats[row["seat"]]["win"] == row["win"]
+                assert seats[row["seat"]]["outs"] == (
+                    len(row["outs"]) if row.get("outs") is not None else None)
+        if m["type"] in ("board", "hand_ended") or (
+                m["type"] == "action" and m["action"] == "fold"):
+            assert all(s["win"] is None for s in seats.values())  # stale figures never stay
+
+
+def test_a_picture_started_mid_hand_shows_that_hand_from_the_retained_state() -> None:
+    _, state = messages(hands=2, snapshot_at=40)
+    assert state is not None and state["in_hand"]
+    view = TableView()
+    assert view.apply("state", state)
+    picture = view.view()
+    assert picture["hand"] == state["hand"] and picture["in_hand"]
+    assert picture["board"] == state["board"] and picture["pot"] == state["pot"]
+    assert {s["seat"] for s in picture["seats"] if s["in_hand"] and not s["folded"]} == set(
+        state["active"])
+
+
+def test_five_card_draw_shows_five_cards_and_what_each_seat_drew() -> None:
+    view = TableView()
+    msgs, _ = messages("draw5", hands=5)
+    drew: dict[int, int] = {}
+    checked = 0
+    for topic, m in msgs:
+        view.apply(topic, m)
+        if m["type"] == "hand_started":
+            drew = {}
+        if m["type"] == "draw":
+            drew[m["seat"]] = m["received"]
+        if m["type"] == "showdown":
+            seats = {s["seat"]: s for s in view.view()["seats"]}
+            assert {s: seats[s]["drew"] for s in drew} == drew
+            assert all(len(seats[s]["cards"] or []) == 5 for s in drew if not seats[s]["folded"])
+            checked += 1
+    assert checked
+
+
+def test_a_message_sent_twice_counts_once() -> None:
+    view = TableView()
+    msgs, _ = messages(hands=1)
+    for topic, m in msgs:
+        view.apply(topic, m)
+        first = view.view()
+        assert not view.apply(topic, m)
+        assert view.view() == first
+
+
+def test_the_delay_line_releases_each_item_its_delay_after_it_arrived_in_order() -> None:
+    line: DelayLine[str] = DelayLine(2.0)
+    line.push("a", 10.0)
+    line.push("b", 10.5)
+    line.push("c", 10.4)  # a clock that stepped back: still after b
+    assert line.due(11.99) == []
+    assert line.next_due() == 12.0
+    assert line.due(12.0) == ["a"]
+    assert line.due(12.5) == ["b", "c"]
+    assert len(line) == 0 and line.next_due() is None
+    with pytest.raises(ValueError):
+        DelayLine(-1)

@@ -26,7 +26,8 @@ SEATS = {1: 3000, 2: 8000, 4: 1500, 6: 5000, 9: 8000}
 
 
 def messages(variant: str = "holdem", hands: int = 8, snapshot_at: int | None = None,
-             seed: int = 8, **table: Any) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any] | None]:
+             seed: int = 8, **table: Any
+             ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any] | None]:
     """(topic, message) in publication order; and the retained state at one input."""
     ante = 25 if variant == "draw5" else 0
     t, frames = recorded_table(SEATS, seed=seed, variant=variant, ante=ante, button=1,

@@ -36,22 +36,35 @@ def _stop_on_signals(stop: threading.Event) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from tablesvc.commands.logs import configure
-    from tablesvc.pipeline.journal import JournalError
-    from tablesvc.pipeline.service import Service
+    from tablesvc.pipeline.intake import Intake, IntakeError
 
     configure(args.log, args.log_level)
     cfg = _load(args.config)
+    # the ports first, before the core and the publisher are even imported: what the devices
+    # send while the state is rebuilt is journalled, not lost (tablesvc.pipeline.intake)
+    intake = Intake(cfg, Path(args.config))
     try:
-        service = Service(cfg, Path(args.config))
-    except RegistryError as err:
-        print(err, file=sys.stderr)
-        return EXIT_USAGE
+        intake.open()
     except OSError as err:
         print(f"cannot start: {err}", file=sys.stderr)
         return EXIT_FAIL
+    from tablesvc.pipeline.journal import JournalError
+    from tablesvc.pipeline.recovery import RecoveryError
+    from tablesvc.pipeline.service import Service
+
     try:
-        service.start()  # recovers from the journal first
-    except (JournalError, OSError) as err:
+        service = Service(cfg, Path(args.config), intake)
+    except RegistryError as err:
+        intake.close()
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as err:
+        intake.close()
+        print(f"cannot start: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    try:
+        service.start()  # recovers from the newest checkpoint and the journal after it
+    except (JournalError, OSError, IntakeError, RecoveryError) as err:
         print(f"cannot start: {err}\nthe journal is kept as it is; see docs/OPERATIONS.md",
               file=sys.stderr)
         return EXIT_FAIL
@@ -70,15 +83,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from tablesvc.commands.logs import configure
     from tablesvc.pipeline.journal import JournalError
-    from tablesvc.pipeline.replay import replay_events
-    from tablesvc.pipeline.service import build_core
+    from tablesvc.pipeline.replay import replay_stored
+    from tablesvc.pipeline.service import basis_of, core_of
 
     configure("console" if sys.stderr.isatty() else "json", "warning")
     cfg = _load(args.config)
     try:
-        core = build_core(cfg, Path(args.config))
+        basis = basis_of(cfg, Path(args.config))
         out = sys.stdout
-        for event in replay_events(core, Path(args.journal)):
+        for event in replay_stored(Path(args.journal), basis, lambda: core_of(cfg, basis)):
             out.write(event.model_dump_json() + "\n")
     except (RegistryError, JournalError, OSError) as err:
         print(f"replay failed: {err}", file=sys.stderr)
@@ -219,7 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.set_defaults(func=cmd_watch)
 
     rp = sub.add_parser("replay", help="print the events a journal produces, as JSON lines")
-    rp.add_argument("journal")
+    rp.add_argument("journal", help="the storage dir, its journal folder, one segment, or an "
+                    "older install's journal.jsonl; a journal whose oldest segments were pruned "
+                    "is replayed from the checkpoint kept at its first segment")
     rp.add_argument("--config", required=True)
     rp.set_defaults(func=cmd_replay)
 

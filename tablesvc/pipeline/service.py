@@ -8,6 +8,12 @@ once per frame, so it does not cap throughput; and because the journal is durabl
 anything derived from it, a crash can never leave the broker with an event the journal cannot
 reproduce. After a crash the journal is replayed, every event is derived again, and the outbox
 is given those it had not recorded yet (see ``tablesvc.pipeline.outbox``).
+
+A start opens the ports first (``tablesvc.pipeline.intake``: what arrives is journalled while
+the state is rebuilt), then recovers from the newest usable checkpoint and the journal after it
+(``tablesvc.pipeline.recovery``), applies what arrived meanwhile, and goes live. The pipeline
+takes a checkpoint at every hand boundary and segment start (``tablesvc.pipeline.checkpoint``);
+pickling is done here, the file is written on the checkpoint writer's thread.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,21 +32,27 @@ import structlog
 from drivers.transport import SerialTransport
 from tablesvc import __version__
 from tablesvc.config.registry import load_chips, load_decks
-from tablesvc.config.table import Config, device_url, resolve
+from tablesvc.config.table import Config, resolve
 from tablesvc.core import events as ev
-from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
+from tablesvc.core.inputs import Command, Input, PublishRefused, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
-from tablesvc.pipeline.clock import frame_in, now_ms, stamp
+from tablesvc.pipeline import checkpoint
+from tablesvc.pipeline.checkpoint import CHECKPOINT_DIR, Basis, table_definition
+from tablesvc.pipeline.clock import now_ms, stamp
+from tablesvc.pipeline.intake import Intake
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
+    NOTHING,
+    Committed,
     Journal,
+    Position,
     adopt_legacy,
-    journal_files,
-    read_journal,
 )
 from tablesvc.pipeline.outbox import OUTBOX_NAME, Message, Outbox
 from tablesvc.pipeline.publisher import Publisher, read_password
+from tablesvc.pipeline.recovery import Recovered, recover
 from tablesvc.pipeline.replay import apply_input
+from tablesvc.pipeline.retention import Retention
 
 log = structlog.get_logger("tablesvc.pipeline.service")
 
@@ -61,12 +74,24 @@ def settings_of(cfg: Config) -> TableSettings:
     )
 
 
-def build_core(cfg: Config, cfg_path: Path) -> TableCore:
-    """The core for a config, with its registries loaded. Shared by run and replay."""
+def basis_of(cfg: Config, cfg_path: Path) -> Basis:
+    """What a core is built from besides the journal: the table definition and the registries
+    (loaded here). Checkpoints are tied to the first and refer to the others."""
     decks = load_decks(resolve(cfg_path, cfg.registry.decks))
     chips = load_chips(resolve(cfg_path, cfg.registry.chips))
+    players = [(p.seat, p.name, p.stack) for p in cfg.players]
+    return Basis(table_definition(settings_of(cfg), players), decks, chips)
+
+
+def core_of(cfg: Config, basis: Basis) -> TableCore:
+    """A fresh core: the table before the journal's first input."""
     players = [Player(p.seat, p.name, p.stack) for p in cfg.players]
-    return TableCore(settings_of(cfg), decks, chips, players)
+    return TableCore(settings_of(cfg), basis.decks, basis.chips, players)
+
+
+def build_core(cfg: Config, cfg_path: Path) -> TableCore:
+    """The core for a config, with its registries loaded. Shared by run and replay."""
+    return core_of(cfg, basis_of(cfg, cfg_path))
 
 
 def routes_of(event: ev.Event) -> tuple[str, ...]:
@@ -97,59 +122,91 @@ class Stats:
 class Service:
     """One table's edge service. ``run()`` blocks until ``stop()``."""
 
-    def __init__(self, cfg: Config, cfg_path: Path) -> None:
+    def __init__(self, cfg: Config, cfg_path: Path, intake: Intake | None = None) -> None:
+        """``intake``: ports already opened by the caller (``tablesvc run`` opens them before
+        it imports this module); one is made here otherwise."""
         self.cfg = cfg
         self.cfg_path = cfg_path
         self.storage = resolve(cfg_path, cfg.storage.dir)
         self.storage.mkdir(parents=True, exist_ok=True)
-        self.core = build_core(cfg, cfg_path)
+        self.basis = basis_of(cfg, cfg_path)
+        self.core = core_of(cfg, self.basis)
         self.outbox = Outbox(self.storage / OUTBOX_NAME)
         self.delay_ms = int(cfg.broadcast.holecard_delay_s * 1000)
-        self.inputs: queue.Queue[Input] = queue.Queue()
+        self.intake = intake or Intake(cfg, cfg_path)
+        self.inputs: queue.Queue[Input] = self.intake.inputs
         self.stats = Stats()
         self._stop = threading.Event()
         self.ready = threading.Event()
         self.failed: str | None = None
         self.journal: Journal | None = None
-        self.transports: list[SerialTransport] = []
+        self.transports: list[SerialTransport] = self.intake.transports
         self.publisher: Publisher | None = None
+        self.recovered: Recovered | None = None
+        checkpoints = self.storage / CHECKPOINT_DIR
+        self.retention = Retention(self.storage / JOURNAL_DIR, checkpoints, self.basis,
+                                   cfg.storage.retention_days, cfg.storage.retention_mb << 20)
+        self.checkpoints = checkpoint.Writer(checkpoints, lambda: self.outbox.written_seq,
+                                             after_write=lambda path, snap: self.retention.apply())
+        self._at_boundary = True
+        self._since_checkpoint = 0
+        self._checkpoint_failed = False
+        self._last_ts = ""
 
     # ------------------------------------------------------------------ lifecycle
-    def recover(self) -> int:
-        """Rebuild the state from the journal; hand the outbox what it is missing.
-
-        The journal of an older install (one ``journal.jsonl``) is replayed first and then
-        moved into the segments folder, so that nothing recorded before an upgrade is lost.
-        """
-        if not journal_files(self.storage):
-            return 0
+    def recover(self) -> Recovered:
+        """Rebuild the state up to where the journal ended when the intake opened it: the
+        newest usable checkpoint and the journal after it; hand the outbox what it lacks."""
+        stop = self.intake.journal_end()
         high = self.outbox.high_seq()
-        count, pending = 0, []
-        for inp in read_journal(self.storage):
-            out = apply_input(self.core, inp)
-            count += 1
-            if out is None:
-                continue
+        pending: list[Message] = []
+
+        def to_outbox(inp: Input, out: Output) -> None:
+            nonlocal pending
             fresh = [e for e in out.events if e.seq > high]
             if fresh:
                 pending.extend(messages_of(fresh, inp.ms, self.delay_ms))
             if len(pending) > 5000:
                 self.outbox.add(pending)
                 pending = []
+
+        got = recover(self.basis, lambda: core_of(self.cfg, self.basis), self.storage,
+                      self.storage / JOURNAL_DIR, self.storage / CHECKPOINT_DIR, stop, high,
+                      to_outbox)
         self.outbox.add(pending)
-        adopted = adopt_legacy(self.storage)
+        adopted = adopt_legacy(self.storage)  # read whole: now it is segment 000000
         if adopted is not None:
             log.info("journal of an older install moved into the segments folder",
                      path=str(adopted))
-        log.info("state recovered from journal", inputs=count, last_seq=self.core.seq,
-                 outbox_high_seq=high)
-        return count
+        self.core = got.core
+        self.recovered = got
+        self._last_ts = got.last_ts or ""
+        log.info("state recovered", path=got.path, inputs=got.inputs, last_seq=self.core.seq,
+                 outbox_high_seq=high, seconds=round(got.seconds, 3))
+        self._at_boundary = self.core.at_hand_boundary
+        segment_start = stop.offset == 0 and self.core.seq > 0 and \
+            checkpoint.at_segment_start(self.storage / CHECKPOINT_DIR, stop.segment) is None
+        if got.inputs >= 1000 or segment_start:
+            # a long replay is not done twice; a segment that begins here gets its start
+            self._checkpoint(stop, "segment" if stop.offset == 0 else "recovery")
+        return got
 
     def start(self) -> None:
-        self.recover()
-        self.journal = Journal(self.storage / JOURNAL_DIR)
+        """Open the ports (unless open), recover, connect, apply what arrived meanwhile.
+        Raises what made it impossible (the ports are closed again then; whatever arrived is
+        in the journal)."""
+        started = time.monotonic()
+        self.intake.open()  # a no-op when the caller opened the ports already
         self.outbox.start(retention_ms=self.cfg.mqtt.retention_s * 1000)
-        boot = self.core.boot + 1
+        self.checkpoints.start()
+        try:
+            self.recover()
+        except BaseException:
+            self.intake.close()
+            self.checkpoints.close()
+            self.outbox.close()
+            raise
+        boot = self.core.boot + 1  # the ServiceStart journalled by the intake is still to come
         self.publisher = Publisher(
             self.cfg.mqtt,
             f"{self.cfg.mqtt.topic_prefix}/{self.cfg.table.venue}/{self.cfg.table.id}",
@@ -161,14 +218,12 @@ class Service:
             boot=boot,
             password=read_password(self.cfg.mqtt.password_file),
         )
-        ts, ms = stamp()
-        self.inputs.put(ServiceStart(ts, ms, __version__))
         self.publisher.start()
-        for name, dev in self.cfg.devices.items():
-            t = SerialTransport(name, device_url(self.cfg_path, dev.url), baudrate=dev.baudrate,
-                                on_chunk=self._on_chunk, on_port=self._on_port)
-            self.transports.append(t)
-            t.start()
+        self.journal, backlog = self.intake.handover()
+        for batch, committed in backlog:  # journalled while recovering: apply, in order
+            self._apply(batch, committed)
+        log.info("live", backlog=sum(len(b) for b, _ in backlog),
+                 seconds=round(time.monotonic() - started, 3))
 
     def stop(self) -> None:
         self._stop.set()
@@ -198,25 +253,20 @@ class Service:
             self.shutdown()
 
     def shutdown(self) -> None:
-        for t in self.transports:
-            t.stop()
-        self.step(timeout=0)  # what the transports delivered last
+        self.intake.close()
+        if self.journal is not None:
+            self.step(timeout=0)  # what the transports delivered last
         if self.publisher:
             self.publisher.stop()
         if self.journal:
             self.journal.close()
+            if self._since_checkpoint:  # a restart after a clean stop replays nothing
+                self._checkpoint(self.journal.position, "shutdown")
+        self.checkpoints.close()  # needs the outbox's writer still running
         self.outbox.close()
         log.info("stopped", inputs=self.stats.inputs, events=self.stats.events)
 
     # ------------------------------------------------------------------ intake (other threads)
-    def _on_chunk(self, name: str, chunk: bytes) -> None:
-        self.inputs.put(frame_in(name, chunk))
-
-    def _on_port(self, name: str, is_open: bool, detail: str) -> None:
-        ts, ms = stamp()
-        self.inputs.put(PortChange(ts, ms, name, is_open, detail))
-        log.info("port " + ("open" if is_open else "closed"), device=name, detail=detail)
-
     def _on_command(self, name: str, body: dict[str, Any]) -> None:
         if name == "replay":
             self._replay_command(body)
@@ -278,15 +328,39 @@ class Service:
         batch = self._take_batch(timeout)
         if not batch:
             return 0
+        self.process(batch)
+        return len(batch)
+
+    def process(self, batch: list[Input]) -> None:
+        """Journal a batch (one sync), then apply it."""
         assert self.journal is not None
         self.outbox.check()  # a failed outbox writer stops the service (the restart recovers)
         for inp in batch:
             self.journal.append(inp)
-        self.journal.commit()  # the one sync between these inputs and their events
+        committed = self.journal.commit()  # the one sync between these inputs and their events
+        self._apply(batch, committed)
+
+    def _apply(self, batch: list[Input], committed: Committed = NOTHING) -> None:
+        """Apply a journalled batch: events to the outbox and the publisher, checkpoints where
+        a hand ended or a segment began (``committed`` says where each input ended)."""
         messages: list[Message] = []
         outputs: list[Output] = []
-        for inp in batch:
-            out = apply_input(self.core, inp)  # a failure is logged, never fatal
+        snaps: list[checkpoint.Snapshot] = []
+        core = self.core
+        starts = dict(committed.segment_starts)
+        for i, inp in enumerate(batch):
+            if i in starts:  # the state before a segment's first input
+                self._checkpoint(Position(starts[i], 0), "segment", snaps)
+            out = apply_input(core, inp)  # a failure is logged, never fatal
+            self._last_ts = inp.ts
+            self._since_checkpoint += 1
+            boundary = core.at_hand_boundary
+            if boundary is not self._at_boundary:
+                self._at_boundary = boundary
+                if boundary and committed is not NOTHING:
+                    self._checkpoint(committed.position_after(i), "hand", snaps)
+            elif self._since_checkpoint >= checkpoint.EVERY_INPUTS and committed is not NOTHING:
+                self._checkpoint(committed.position_after(i), "interval", snaps)
             if out is None:
                 continue
             outputs.append(out)
@@ -296,10 +370,30 @@ class Service:
             self.outbox.post(messages)  # recorded by the outbox's own thread
             if self.publisher is not None:
                 self.publisher.submit(messages)  # sent now, from memory
+        for snap in snaps:  # after their events were posted to the outbox
+            self.checkpoints.post(snap)
         self.stats.inputs += len(batch)
         self.stats.batches += 1
         self._after(outputs)
-        return len(batch)
+
+    def _checkpoint(self, position: Position, kind: str,
+                    into: list[checkpoint.Snapshot] | None = None) -> None:
+        """Pickle the core here (the pipeline's thread owns it); the writer thread writes it
+        (``into``: posted by the caller once the batch's events are posted)."""
+        self._since_checkpoint = 0
+        try:
+            snap = checkpoint.take(self.core, self.basis, position, kind, self._last_ts)
+        except Exception as exc:
+            if not self._checkpoint_failed:  # a bug of the code, not of the moment: say it once
+                log.error("checkpoint not taken: the table's state cannot be pickled; restarts "
+                          "replay the journal from the last checkpoint taken",
+                          position=checkpoint.describe(position), error=repr(exc))
+            self._checkpoint_failed = True
+            return
+        if into is None:
+            self.checkpoints.post(snap)
+        else:
+            into.append(snap)
 
     def _write_history(self, e: ev.HandHistory) -> None:
         """Keep every finished hand as a PHH file next to the journal."""

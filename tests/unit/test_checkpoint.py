@@ -1,0 +1,311 @@
+"""Checkpoints of the table's state: exact, private, refused when they cannot be trusted.
+
+Exactness is the whole point: loading a checkpoint and replaying the journal after it must give
+byte for byte the events a replay from the very start gives. It is checked on every golden
+journal at every hand boundary (and every fiftieth input), and on long random sessions of both
+games run through the service's own pipeline, with segments small enough that many of them
+begin in the middle of a hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import stat
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from drivers.tsp import Frame, encode
+from simulators.decks import make_deck, write_deck
+from tablesvc.config.table import Config, load_config
+from tablesvc.core.inputs import FrameIn, Input, format_ts
+from tablesvc.core.table import TableCore
+from tablesvc.pipeline import checkpoint
+from tablesvc.pipeline.checkpoint import Basis, CheckpointError, Header, Snapshot
+from tablesvc.pipeline.journal import Journal, Position, read_from, read_journal
+from tablesvc.pipeline.replay import apply_input, replay_events
+from tablesvc.pipeline.service import Service, basis_of, core_of
+from tests.golden.record import Pipeline, Registry, Wire, _hands, _seat_all, _table
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden"
+CASES = sorted(p.parent.name for p in GOLDEN.glob("*/journal.jsonl"))
+
+
+def lines_of(events: object) -> list[bytes]:
+    return [e.model_dump_json().encode() for e in events]  # type: ignore[attr-defined]
+
+
+def replay_after(core: TableCore, inputs: list[Input]) -> list[bytes]:
+    out: list[bytes] = []
+    for inp in inputs:
+        got = apply_input(core, inp)
+        if got is not None:
+            out.extend(lines_of(got.events))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# exactness on the golden journals
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_replay_from_a_checkpoint_at_any_hand_boundary_gives_the_golden_events_byte_for_byte(
+        case: str, tmp_path: Path) -> None:
+    config = GOLDEN / case / "table.toml"
+    cfg = load_config(config)
+    basis = basis_of(cfg, config)
+    want = (GOLDEN / case / "expected.jsonl").read_bytes().splitlines()
+    inputs = list(read_journal(GOLDEN / case / "journal.jsonl"))
+    core = core_of(cfg, basis)
+    cuts: list[tuple[int, int, Path]] = []  # (inputs applied, events so far, checkpoint file)
+    done = 0
+    was = core.at_hand_boundary
+    for i, inp in enumerate(inputs, 1):
+        out = apply_input(core, inp)
+        done += len(out.events) if out is not None else 0
+        now = core.at_hand_boundary
+        if (now and not was) or i % 50 == 0:
+            snap = checkpoint.take(core, basis, Position(1, i), "hand", inp.ts)
+            cuts.append((i, done, checkpoint.write(tmp_path, snap)))
+        was = now
+    assert done == len(want)
+    hands = sum(1 for line in want if b'"type":"hand_ended"' in line)
+    assert len(cuts) >= hands  # a checkpoint at every hand's end at least
+    for applied, seen, path in cuts:
+        header, restored = checkpoint.load(path, basis)
+        assert header.seq == (json.loads(want[seen - 1])["seq"] if seen else 0)
+        got = replay_after(restored, inputs[applied:])
+        assert got == want[seen:], f"{case}: replay from input {applied} differs"
+
+
+# ---------------------------------------------------------------------------------------------
+# exactness through the service's pipeline: long random sessions, many segments
+
+
+def golden_registry() -> Registry:
+    deck = json.loads((GOLDEN / "registry" / "decks" / "RED-0001.json").read_text())["cards"]
+    chips = json.loads((GOLDEN / "registry" / "chips.json").read_text())["chips"]
+    return Registry(deck, chips)
+
+
+def table_config(folder: Path, game: str, store: Path, storage: str = "") -> Path:
+    devices = "".join(f'[devices.{n}]\nurl = "loop://"\n'
+                      for n in ("shoe", "cards", "chips", "console"))
+    cfg = folder / "table.toml"
+    cfg.write_text(f'[table]\nvenue = "test"\nid = "t01"\n[game]\n{game}\n{devices}'
+                   f'[registry]\ndecks = "{GOLDEN / "registry" / "decks"}"\n'
+                   f'chips = "{GOLDEN / "registry" / "chips.json"}"\n'
+                   f'[storage]\ndir = "{store}"\n{storage}')
+    return cfg
+
+
+SESSIONS = {
+    "holdem": ('variant = "holdem"\nsmall_blind = 50\nbig_blind = 100',
+               {1: 3000, 2: 10_000, 4: 2500, 5: 6000, 7: 10_000, 9: 1500},
+               {"small_blind": 50, "big_blind": 100, "aggression": 0.3, "all_in_share": 0.25,
+                "fold_probability": 0.25}, 30),
+    "draw5": ('variant = "draw5"\nlimit = "pot-limit"\nante = 25',
+              {2: 5000, 3: 5000, 6: 2000, 8: 3000},
+              {"small_blind": 50, "big_blind": 100, "variant": "draw5", "ante": 25,
+               "limit": "pot-limit", "aggression": 0.3, "all_in_share": 0.2,
+               "fold_probability": 0.2}, 30),
+}
+
+
+def session_inputs(cfg_path: Path, game: str, seed: int, scratch: Path) -> list[Input]:
+    """A long random session dealt by the virtual table on a virtual clock (heartbeats, ticks,
+    commands), as the golden recorder makes one: all-ins and busts, and when fewer than two
+    players are left the controller seats a fresh table; returns its inputs."""
+    _, seats, options, hands = SESSIONS[game]
+    core = core_of(load_config(cfg_path), basis_of(load_config(cfg_path), cfg_path))
+    journal = Journal(scratch, segment_bytes=64 << 20)
+    wire = Wire(Pipeline(core, journal))
+    wire.start_service()
+    wire.idle(800)
+    played = 0
+    while played < hands:
+        _seat_all(wire, seats, min(seats))
+        table = _table(wire, golden_registry(), seats, seed=seed + played, button=min(seats),
+                       **options)
+        played += len(_hands(wire, table, hands - played)) or 1
+    journal.close()
+    return list(read_journal(scratch))
+
+
+@pytest.fixture(scope="module", params=sorted(SESSIONS))
+def long_session(request: pytest.FixtureRequest,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Config]]:
+    game = request.param
+    folder = tmp_path_factory.mktemp(f"session-{game}")
+    cfg_path = table_config(folder, SESSIONS[game][0], folder / "store")
+    inputs = session_inputs(cfg_path, game, seed=7, scratch=folder / "scratch")
+    cfg = load_config(cfg_path)
+    # the service's pipeline without ports or broker (journal, core, checkpoints, outbox), in
+    # segments small enough for a session this short to span many
+    svc = Service(cfg, cfg_path)
+    svc.journal = Journal(svc.storage / "journal", segment_bytes=24 << 10)
+    for lo in range(0, len(inputs), 37):
+        svc.process(inputs[lo:lo + 37])
+    svc.journal.close()
+    svc.outbox.close()
+    yield cfg_path, cfg
+
+
+def test_long_random_sessions_replay_exactly_from_every_checkpoint_the_service_kept(
+        long_session: tuple[Path, Config]) -> None:
+    cfg_path, cfg = long_session
+    basis = basis_of(cfg, cfg_path)
+    store = cfg_path.parent / "store"
+    full = lines_of(replay_events(core_of(cfg, basis), store / "journal"))
+    hands = sum(1 for line in full if b'"type":"hand_ended"' in line)
+    assert hands >= 20
+    kept = checkpoint.listing(store / "checkpoints")
+    starts = [p for p, _ in kept if p.offset == 0]
+    assert len(starts) >= 5, "the session spans several segments, each with its start"
+    assert len(kept) - len(starts) >= 2, "and the newest hand boundaries"
+    for position, path in kept:
+        header, core = checkpoint.load(path, basis)
+        assert header.position == position
+        got = replay_after(core, [inp for inp, _ in read_from(store / "journal", position)])
+        tail = [line for line in full if json.loads(line)["seq"] > header.seq]
+        assert got == tail, f"replay from {path.name} differs"
+
+
+# ---------------------------------------------------------------------------------------------
+# refusals
+
+
+@pytest.fixture
+def basis_and_core() -> tuple[Basis, TableCore, Config]:
+    config = GOLDEN / "holdem_session" / "table.toml"
+    cfg = load_config(config)
+    basis = basis_of(cfg, config)
+    core = core_of(cfg, basis)
+    for inp in list(read_journal(GOLDEN / "holdem_session" / "journal.jsonl"))[:120]:
+        apply_input(core, inp)
+    return basis, core, cfg
+
+
+def written(folder: Path, basis: Basis, core: TableCore, at: int = 100) -> Path:
+    return checkpoint.write(folder, checkpoint.take(core, basis, Position(1, at), "hand", "x"))
+
+
+def test_a_torn_or_damaged_checkpoint_is_refused(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    path = written(tmp_path, basis, core)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # torn
+    with pytest.raises(CheckpointError, match="checksum"):
+        checkpoint.load(path, basis)
+    flipped = bytearray(data)
+    flipped[-10] ^= 0x40
+    path.write_bytes(bytes(flipped))
+    with pytest.raises(CheckpointError, match="checksum"):
+        checkpoint.load(path, basis)
+    path.write_bytes(b"")
+    with pytest.raises(CheckpointError, match="not a checkpoint"):
+        checkpoint.load(path, basis)
+
+
+def test_a_checkpoint_of_other_code_is_refused_naming_the_version(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    snap = checkpoint.take(core, basis, Position(1, 100), "hand", "x")
+    old = Snapshot(replace(snap.header, version="0.0.9", code="0" * 32), snap.body)
+    path = checkpoint.write(tmp_path, old)
+    with pytest.raises(CheckpointError, match=r"written by tablesvc 0\.0\.9"):
+        checkpoint.load(path, basis)
+    same_number = Snapshot(replace(snap.header, code="1" * 32), snap.body)
+    path = checkpoint.write(tmp_path, same_number)
+    with pytest.raises(CheckpointError, match="the same release number, other code"):
+        checkpoint.load(path, basis)
+
+
+def test_a_checkpoint_of_another_table_definition_is_refused_naming_what_differs(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    path = written(tmp_path, basis, core)
+    other = replace(basis, table={**basis.table, "big_blind": 200, "seats": 9})
+    with pytest.raises(CheckpointError, match=r"differs in: big_blind, seats"):
+        checkpoint.load(path, other)
+
+
+def test_checkpoint_files_are_readable_by_the_service_only(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    folder = tmp_path / "checkpoints"
+    path = written(folder, basis, core)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temporary left
+
+
+class _Boom:
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (f"touch {_Boom.target}",))
+
+    target = ""
+
+
+def test_a_planted_checkpoint_cannot_run_code(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    _Boom.target = str(tmp_path / "pwned")
+    snap = checkpoint.take(core, basis, Position(1, 100), "hand", "x")
+    for body in (pickle.dumps(_Boom()), pickle.dumps(getattr)):
+        path = checkpoint.write(tmp_path / "c", Snapshot(snap.header, body))
+        with pytest.raises(CheckpointError, match="not part of the table's state"):
+            checkpoint.load(path, basis)
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_a_deck_enrolled_after_the_checkpoint_is_known_once_it_is_loaded(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    """Registries are not state: a checkpoint refers to them, and the ones loaded at start
+    take their place, so a deck enrolled before a restart is known after it."""
+    basis, core, _ = basis_and_core
+    for inp in list(read_journal(GOLDEN / "holdem_session" / "journal.jsonl"))[120:]:
+        apply_input(core, inp)
+    assert core.at_hand_boundary
+    path = written(tmp_path, basis, core, at=999)
+    decks = tmp_path / "decks"
+    for src in (GOLDEN / "registry" / "decks").iterdir():
+        (decks / src.name).parent.mkdir(exist_ok=True)
+        (decks / src.name).write_bytes(src.read_bytes())
+    import random
+
+    blue = make_deck("BLUE-0002", random.Random(5))
+    write_deck(decks, "BLUE-0002", blue)
+    from tablesvc.config.registry import load_decks
+
+    enrolled = replace(basis, decks=load_decks(decks))
+    uid = next(iter(blue))
+
+    def alert_for_a_blue_card(b: Basis) -> str:
+        _, restored = checkpoint.load(path, b)
+        ms = 1_900_000_000_000
+        raw = encode(Frame("shoe", 999, "DRAW", (uid, "D"))).decode().rstrip("\r\n")
+        out = restored.apply(FrameIn(format_ts(ms), ms, "shoe", raw))
+        (alert,) = [e for e in out.events if e.type == "alert"]  # type: ignore[attr-defined]
+        return str(alert.message)  # type: ignore[attr-defined]
+
+    assert "belongs to no enrolled deck" in alert_for_a_blue_card(basis)
+    assert "a card of deck BLUE-0002 was read" in alert_for_a_blue_card(enrolled)
+
+
+def test_a_header_names_its_position_seq_and_kind(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    path = checkpoint.write(tmp_path, checkpoint.take(core, basis, Position(3, 4096), "segment",
+                                                      "2026-11-29T21:00:00.000Z"))
+    assert path.name == "000003-000000004096.ckpt"
+    header, _ = checkpoint.read_header(path)
+    assert header == Header(checkpoint.FORMAT, header.version, checkpoint.code_fingerprint(),
+                            basis.table, Position(3, 4096), core.seq,
+                            "2026-11-29T21:00:00.000Z", "segment")

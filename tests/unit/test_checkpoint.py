@@ -13,7 +13,6 @@ import json
 import os
 import pickle
 import stat
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,10 +25,10 @@ from tablesvc.core.inputs import FrameIn, Input, format_ts
 from tablesvc.core.table import TableCore
 from tablesvc.pipeline import checkpoint
 from tablesvc.pipeline.checkpoint import Basis, CheckpointError, Header, Snapshot
-from tablesvc.pipeline.journal import Journal, Position, read_from, read_journal
+from tablesvc.pipeline.journal import Position, read_from, read_journal
 from tablesvc.pipeline.replay import apply_input, replay_events
-from tablesvc.pipeline.service import Service, basis_of, core_of
-from tests.golden.record import Pipeline, Registry, Wire, _hands, _seat_all, _table
+from tablesvc.pipeline.service import basis_of, core_of
+from tests.unit.stored_sessions import SESSIONS, store_session
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
@@ -87,73 +86,11 @@ def test_replay_from_a_checkpoint_at_any_hand_boundary_gives_the_golden_events_b
 # exactness through the service's pipeline: long random sessions, many segments
 
 
-def golden_registry() -> Registry:
-    deck = json.loads((GOLDEN / "registry" / "decks" / "RED-0001.json").read_text())["cards"]
-    chips = json.loads((GOLDEN / "registry" / "chips.json").read_text())["chips"]
-    return Registry(deck, chips)
-
-
-def table_config(folder: Path, game: str, store: Path, storage: str = "") -> Path:
-    devices = "".join(f'[devices.{n}]\nurl = "loop://"\n'
-                      for n in ("shoe", "cards", "chips", "console"))
-    cfg = folder / "table.toml"
-    cfg.write_text(f'[table]\nvenue = "test"\nid = "t01"\n[game]\n{game}\n{devices}'
-                   f'[registry]\ndecks = "{GOLDEN / "registry" / "decks"}"\n'
-                   f'chips = "{GOLDEN / "registry" / "chips.json"}"\n'
-                   f'[storage]\ndir = "{store}"\n{storage}')
-    return cfg
-
-
-SESSIONS = {
-    "holdem": ('variant = "holdem"\nsmall_blind = 50\nbig_blind = 100',
-               {1: 3000, 2: 10_000, 4: 2500, 5: 6000, 7: 10_000, 9: 1500},
-               {"small_blind": 50, "big_blind": 100, "aggression": 0.3, "all_in_share": 0.25,
-                "fold_probability": 0.25}, 30),
-    "draw5": ('variant = "draw5"\nlimit = "pot-limit"\nante = 25',
-              {2: 5000, 3: 5000, 6: 2000, 8: 3000},
-              {"small_blind": 50, "big_blind": 100, "variant": "draw5", "ante": 25,
-               "limit": "pot-limit", "aggression": 0.3, "all_in_share": 0.2,
-               "fold_probability": 0.2}, 30),
-}
-
-
-def session_inputs(cfg_path: Path, game: str, seed: int, scratch: Path) -> list[Input]:
-    """A long random session dealt by the virtual table on a virtual clock (heartbeats, ticks,
-    commands), as the golden recorder makes one: all-ins and busts, and when fewer than two
-    players are left the controller seats a fresh table; returns its inputs."""
-    _, seats, options, hands = SESSIONS[game]
-    core = core_of(load_config(cfg_path), basis_of(load_config(cfg_path), cfg_path))
-    journal = Journal(scratch, segment_bytes=64 << 20)
-    wire = Wire(Pipeline(core, journal))
-    wire.start_service()
-    wire.idle(800)
-    played = 0
-    while played < hands:
-        _seat_all(wire, seats, min(seats))
-        table = _table(wire, golden_registry(), seats, seed=seed + played, button=min(seats),
-                       **options)
-        played += len(_hands(wire, table, hands - played)) or 1
-    journal.close()
-    return list(read_journal(scratch))
-
-
 @pytest.fixture(scope="module", params=sorted(SESSIONS))
 def long_session(request: pytest.FixtureRequest,
-                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Config]]:
-    game = request.param
-    folder = tmp_path_factory.mktemp(f"session-{game}")
-    cfg_path = table_config(folder, SESSIONS[game][0], folder / "store")
-    inputs = session_inputs(cfg_path, game, seed=7, scratch=folder / "scratch")
-    cfg = load_config(cfg_path)
-    # the service's pipeline without ports or broker (journal, core, checkpoints, outbox), in
-    # segments small enough for a session this short to span many
-    svc = Service(cfg, cfg_path)
-    svc.journal = Journal(svc.storage / "journal", segment_bytes=24 << 10)
-    for lo in range(0, len(inputs), 37):
-        svc.process(inputs[lo:lo + 37])
-    svc.journal.close()
-    svc.outbox.close()
-    yield cfg_path, cfg
+                 tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Config]:
+    folder = tmp_path_factory.mktemp(f"session-{request.param}")
+    return store_session(folder, request.param)
 
 
 def test_long_random_sessions_replay_exactly_from_every_checkpoint_the_service_kept(

@@ -21,7 +21,7 @@ from tablesvc.config.table import Config
 from tablesvc.core.inputs import Input, parse_ts
 from tablesvc.core.table import Output, TableCore
 from tablesvc.pipeline import checkpoint
-from tablesvc.pipeline.checkpoint import Basis, Snapshot
+from tablesvc.pipeline.checkpoint import Snapshot
 from tablesvc.pipeline.journal import (
     Position,
     journal_end,
@@ -107,7 +107,7 @@ def test_recovery_loads_the_newest_checkpoint_and_replays_only_the_journal_after
     full_core = store.fresh()
     total = sum(1 for _ in replay_events(full_core, store.journal))
     with capture_logs() as logs:
-        got, seqs = store.recover()
+        got, _ = store.recover()
     assert got.path == "checkpoint"
     assert got.checkpoint is not None and got.checkpoint.position == newest
     after = sum(1 for _ in read_from(store.journal, newest))
@@ -160,7 +160,7 @@ def test_a_checkpoint_ahead_of_what_the_outbox_recorded_is_passed_over_for_an_ol
 
 
 def test_a_pruned_journal_with_no_usable_checkpoint_refuses_to_recover(store: Store) -> None:
-    for n, path in list_segments(store.journal)[:2]:
+    for _, path in list_segments(store.journal)[:2]:
         path.unlink()
     for _, path in store.kept():
         rewrite(path, code="0" * 32)

@@ -139,13 +139,6 @@ class TableCore:
     def in_hand(self) -> bool:
         return self.session is not None and self.session.live
 
-    @property
-    def at_hand_boundary(self) -> bool:
-        """No hand is under way. The service writes a checkpoint of the table when this
-        turns true, i.e. right after the input that ended a hand: everything the hand
-        produced has been said, and the next hand has not begun."""
-        return not self.in_hand
-
     def _current_hand(self) -> int | None:
         return self.hand_no if self.in_hand else None
 

@@ -1,4 +1,5 @@
-"""``make bench``: throughput of the pipeline, end-to-end latency through mosquitto, memory."""
+"""``make bench``: throughput of the pipeline, end-to-end latency through mosquitto, memory,
+restart time."""
 
 from __future__ import annotations
 
@@ -32,8 +33,13 @@ def main() -> None:
                    help="at least this many timed events at each rate")
     p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
-    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss"],
-                   default=None)
+    p.add_argument("--restart-inputs", type=int, default=1_000_000,
+                   help="inputs in the journal of the restart bench")
+    p.add_argument("--restart-runs", type=int, default=5, help="restart runs (spread printed)")
+    p.add_argument("--full-replay", action="store_true",
+                   help="also restart once without checkpoints (replays the whole journal)")
+    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
+                                      "restart"], default=None)
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -62,6 +68,10 @@ def main() -> None:
         from bench import rss
 
         rss.run(a.hands)
+    if a.only in (None, "restart"):
+        from bench import restart
+
+        restart.run(a.restart_inputs, a.restart_runs, a.full_replay)
 
 
 if __name__ == "__main__":

@@ -7,15 +7,18 @@ the journal after it gives the very events a replay from the journal's start giv
 (``tests/unit/test_checkpoint.py`` proves it on the golden journals and long random sessions
 of both games). Nothing here knows the core's fields: the core may change its insides freely.
 
-When one is taken (``Service.step``, on the pipeline thread, which is the only one that may
-read the core): right after the input that ended a hand (``TableCore.at_hand_boundary`` turns
-true: the hand has said everything, the next has not begun, so the state is at its smallest and
-a restart resumes between hands); before the first input of each journal segment (what
+When one is taken (``Service.process``, on the pipeline thread, which is the only one that may
+read the core): right after an input whose events include ``hand_ended`` (``ends_a_hand``): the
+hand has said everything, so the state holds no half-played hand and a restart resumes between
+hands. (A hand that never ended by itself is ended by the next NEWHAND, whose events then
+hold its ``hand_ended``: the checkpoint falls just after that NEWHAND, one per hand still.) The
+boundary is read from the core's published events, not from its fields, so the core may
+change its insides freely. Also before the first input of each journal segment (what
 retention keeps, and what ``tablesvc replay`` of one segment starts from); after
 ``EVERY_INPUTS`` inputs without either (a long break, a long hand: recovery stays short
-whatever happens); and at the end of a long recovery. Pickling takes about a millisecond; the
-file is written by ``Writer``'s thread, so the journal's ``fdatasync`` stays the only disk sync
-an event waits for.
+whatever happens); at the end of a long recovery; and at a clean stop. Pickling takes about a
+millisecond; the file is written by ``Writer``'s thread, so the journal's ``fdatasync`` stays
+the only disk sync an event waits for.
 
 What is not state: the deck and chip registries. They are written as references and replaced
 on loading by the registries the service loaded at start, so a deck enrolled before a restart
@@ -47,7 +50,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from tablesvc import __version__
+from tablesvc.core.events import HandEnded
 from tablesvc.pipeline.journal import Position, segment_name
 
 if TYPE_CHECKING:
@@ -86,6 +90,11 @@ _ALLOWED_OTHER = frozenset({("collections", "deque"), ("collections", "OrderedDi
                             ("datetime", "date"), ("datetime", "timedelta"),
                             ("datetime", "timezone"), ("fractions", "Fraction"),
                             ("decimal", "Decimal")})
+
+
+def ends_a_hand(events: Sequence[object]) -> bool:
+    """The events of one input include the end of a hand: a checkpoint goes right after it."""
+    return any(type(e) is HandEnded for e in events)
 
 
 class CheckpointError(Exception):

@@ -148,7 +148,6 @@ class Service:
                                    cfg.storage.retention_days, cfg.storage.retention_mb << 20)
         self.checkpoints = checkpoint.Writer(checkpoints, lambda: self.outbox.written_seq,
                                              after_write=lambda path, snap: self.retention.apply())
-        self._at_boundary = True
         self._since_checkpoint = 0
         self._checkpoint_failed = False
         self._last_ts = ""
@@ -183,7 +182,6 @@ class Service:
         self._last_ts = got.last_ts or ""
         log.info("state recovered", path=got.path, inputs=got.inputs, last_seq=self.core.seq,
                  outbox_high_seq=high, seconds=round(got.seconds, 3))
-        self._at_boundary = self.core.at_hand_boundary
         segment_start = stop.offset == 0 and self.core.seq > 0 and \
             checkpoint.at_segment_start(self.storage / CHECKPOINT_DIR, stop.segment) is None
         if got.inputs >= 1000 or segment_start:
@@ -354,13 +352,11 @@ class Service:
             out = apply_input(core, inp)  # a failure is logged, never fatal
             self._last_ts = inp.ts
             self._since_checkpoint += 1
-            boundary = core.at_hand_boundary
-            if boundary is not self._at_boundary:
-                self._at_boundary = boundary
-                if boundary and committed is not NOTHING:
+            if committed is not NOTHING:
+                if out is not None and out.events and checkpoint.ends_a_hand(out.events):
                     self._checkpoint(committed.position_after(i), "hand", snaps)
-            elif self._since_checkpoint >= checkpoint.EVERY_INPUTS and committed is not NOTHING:
-                self._checkpoint(committed.position_after(i), "interval", snaps)
+                elif self._since_checkpoint >= checkpoint.EVERY_INPUTS:
+                    self._checkpoint(committed.position_after(i), "interval", snaps)
             if out is None:
                 continue
             outputs.append(out)

@@ -63,15 +63,12 @@ def test_replay_from_a_checkpoint_at_any_hand_boundary_gives_the_golden_events_b
     core = core_of(cfg, basis)
     cuts: list[tuple[int, int, Path]] = []  # (inputs applied, events so far, checkpoint file)
     done = 0
-    was = core.at_hand_boundary
     for i, inp in enumerate(inputs, 1):
         out = apply_input(core, inp)
         done += len(out.events) if out is not None else 0
-        now = core.at_hand_boundary
-        if (now and not was) or i % 50 == 0:
+        if (out is not None and checkpoint.ends_a_hand(out.events)) or i % 50 == 0:
             snap = checkpoint.take(core, basis, Position(1, i), "hand", inp.ts)
             cuts.append((i, done, checkpoint.write(tmp_path, snap)))
-        was = now
     assert done == len(want)
     hands = sum(1 for line in want if b'"type":"hand_ended"' in line)
     assert len(cuts) >= hands  # a checkpoint at every hand's end at least
@@ -209,7 +206,7 @@ def test_a_deck_enrolled_after_the_checkpoint_is_known_once_it_is_loaded(
     basis, core, _ = basis_and_core
     for inp in list(read_journal(GOLDEN / "holdem_session" / "journal.jsonl"))[120:]:
         apply_input(core, inp)
-    assert core.at_hand_boundary
+    assert not core.snapshot()["in_hand"]
     path = written(tmp_path, basis, core, at=999)
     decks = tmp_path / "decks"
     for src in (GOLDEN / "registry" / "decks").iterdir():

@@ -84,7 +84,7 @@ def store(session: tuple[Path, Config], tmp_path: Path) -> Iterator[Store]:
 
 
 def state(core: TableCore) -> dict[str, Any]:
-    return {"seq": core.seq, "public": core.snapshot(), "boundary": core.at_hand_boundary}
+    return {"seq": core.seq, "public": core.snapshot(), "open_alerts": core.open_alerts}
 
 
 def rewrite(path: Path, **header: Any) -> None:

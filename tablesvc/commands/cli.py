@@ -35,6 +35,11 @@ def _stop_on_signals(stop: threading.Event) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # The service's start is timed to its ports (docs/PERFORMANCE.md, restart): structlog
+    # imports rich, when installed, only to offer pretty tracebacks in a terminal, and that is
+    # a fifth of the imports before the ports open. The service logs JSON lines or plain
+    # console lines; without rich, structlog prints tracebacks as Python does.
+    sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
     from tablesvc.commands.logs import configure
     from tablesvc.pipeline.intake import Intake, IntakeError
 

@@ -258,7 +258,9 @@ class Service:
             self.publisher.stop()
         if self.journal:
             self.journal.close()
-            if self._since_checkpoint:  # a restart after a clean stop replays nothing
+            if self._since_checkpoint and self.failed is None:
+                # a clean stop: a restart replays nothing (after a failure the state may not
+                # be the journal's, so the last checkpoint taken stands)
                 self._checkpoint(self.journal.position, "shutdown")
         self.checkpoints.close()  # needs the outbox's writer still running
         self.outbox.close()

@@ -240,3 +240,32 @@ def test_a_segment_replayed_alone_without_its_start_checkpoint_is_refused_clearl
     (checkpoint.at_segment_start(store.checkpoints, third[0]) or Path()).unlink()
     with pytest.raises(ReplayError, match="continues the one before it"):
         list(replay_stored(third[1], store.basis, store.fresh))
+
+
+def test_the_replay_command_prints_a_pruned_journal_from_its_base_and_refuses_clearly(
+        store: Store) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    full = store.full()
+    segments = list_segments(store.journal)
+    size = segments[0][1].stat().st_size
+    Retention(store.journal, store.checkpoints, store.basis, 0, 3 * size).apply(force=True)
+    base = checkpoint.at_segment_start(store.checkpoints, list_segments(store.journal)[0][0])
+    base_seq = checkpoint.read_header(base or Path())[0].seq
+    cli = [sys.executable, "-m", "tablesvc.commands.cli", "replay"]
+    done = subprocess.run([*cli, str(store.dir), "--config", str(store.cfg_path)],
+                          capture_output=True, cwd=ROOT, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.splitlines() == [line for line in full
+                                        if json.loads(line)["seq"] > base_seq]
+    second = list_segments(store.journal)[1]
+    (checkpoint.at_segment_start(store.checkpoints, second[0]) or Path()).unlink()
+    done = subprocess.run([*cli, str(second[1]), "--config", str(store.cfg_path)],
+                          capture_output=True, cwd=ROOT, timeout=300, check=False)
+    assert done.returncode == 1 and done.stdout == b""
+    err = done.stderr.decode()
+    assert "replay failed" in err and "has no checkpoint of its start" in err
+    assert "Traceback" not in err

@@ -50,7 +50,10 @@ from tablesvc.brokers.mosquitto import Mosquitto
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "tablesvc/v1/bench/t01"
-PORTS_IMPORTS = "import tablesvc.commands.cli, tablesvc.commands.logs, tablesvc.pipeline.intake"
+PORTS_IMPORTS = ("import sys; sys.modules['rich'] = None; "  # as tablesvc run does
+                 "import tablesvc.commands.cli, tablesvc.commands.logs, tablesvc.pipeline.intake")
+LOGS = ROOT / "build" / "bench-restart" / "logs"
+"""The service's log of the last run of each kind, kept to be read."""
 TIMEOUT_S = 300.0
 
 
@@ -220,6 +223,8 @@ def _restart(kind: str, source: Path | None, broker: Mosquitto, events: _Events,
                 run.unheard = devices.unheard()
             finally:
                 stop(proc)
+                LOGS.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(log_path, LOGS / f"{kind}.log")  # the last run of each kind
         finally:
             devices.close()
     return run

@@ -42,7 +42,6 @@ from tablesvc.pipeline.clock import now_ms, stamp
 from tablesvc.pipeline.intake import Intake
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
-    NOTHING,
     Committed,
     Journal,
     Position,
@@ -218,8 +217,7 @@ class Service:
         )
         self.publisher.start()
         self.journal, backlog = self.intake.handover()
-        for batch, committed in backlog:  # journalled while recovering: apply, in order
-            self._apply(batch, committed)
+        self._apply(backlog)  # journalled while recovering: applied in order, before the rest
         log.info("live", backlog=sum(len(b) for b, _ in backlog),
                  seconds=round(time.monotonic() - started, 3))
 
@@ -338,41 +336,42 @@ class Service:
         for inp in batch:
             self.journal.append(inp)
         committed = self.journal.commit()  # the one sync between these inputs and their events
-        self._apply(batch, committed)
+        self._apply([(batch, committed)])
 
-    def _apply(self, batch: list[Input], committed: Committed = NOTHING) -> None:
-        """Apply a journalled batch: events to the outbox and the publisher, checkpoints where
-        a hand ended or a segment began (``committed`` says where each input ended)."""
+    def _apply(self, batches: list[tuple[list[Input], Committed]]) -> None:
+        """Apply journalled batches: events to the outbox and the publisher, checkpoints where
+        a hand ended or a segment began (each ``Committed`` says where its inputs ended).
+        The inputs journalled while recovering come as many batches, applied in one go."""
         messages: list[Message] = []
         outputs: list[Output] = []
         snaps: list[checkpoint.Snapshot] = []
         core = self.core
-        starts = dict(committed.segment_starts)
-        for i, inp in enumerate(batch):
-            if i in starts:  # the state before a segment's first input
-                self._checkpoint(Position(starts[i], 0), "segment", snaps)
-            out = apply_input(core, inp)  # a failure is logged, never fatal
-            self._last_ts = inp.ts
-            self._since_checkpoint += 1
-            if committed is not NOTHING:
+        for batch, committed in batches:
+            starts = dict(committed.segment_starts)
+            for i, inp in enumerate(batch):
+                if i in starts:  # the state before a segment's first input
+                    self._checkpoint(Position(starts[i], 0), "segment", snaps)
+                out = apply_input(core, inp)  # a failure is logged, never fatal
+                self._last_ts = inp.ts
+                self._since_checkpoint += 1
                 if out is not None and out.events and checkpoint.ends_a_hand(out.events):
                     self._checkpoint(committed.position_after(i), "hand", snaps)
                 elif self._since_checkpoint >= checkpoint.EVERY_INPUTS:
                     self._checkpoint(committed.position_after(i), "interval", snaps)
-            if out is None:
-                continue
-            outputs.append(out)
-            if out.events:
-                messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
+                if out is None:
+                    continue
+                outputs.append(out)
+                if out.events:
+                    messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
+            self.stats.inputs += len(batch)
+            self.stats.batches += 1
         if messages:
             self.outbox.post(messages)  # recorded by the outbox's own thread
             if self.publisher is not None:
                 self.publisher.submit(messages)  # sent now, from memory
         for snap in snaps:  # after their events were posted to the outbox
             self.checkpoints.post(snap)
-        self.stats.inputs += len(batch)
-        self.stats.batches += 1
-        self._after(outputs)
+        self._after(outputs)  # (the retained state once, however many batches)
 
     def _checkpoint(self, position: Position, kind: str,
                     into: list[checkpoint.Snapshot] | None = None) -> None:

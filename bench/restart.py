@@ -16,8 +16,11 @@ moment before the process is spawned:
   be 0), and how many inputs the service journalled while it recovered.
 
 Beside each run, in the same run: the bare interpreter (``python -c pass``), the imports on
-the way to opening the ports, and the same restart on an empty storage (a first start). Once per
-bench, for comparison, the restart without checkpoints (the whole journal replayed, as every
+the way to opening the ports (timed inside a fresh interpreter), and the same restart on an
+empty storage (a first start). The service runs with its modules' bytecode compiled, as an
+installed package does (kept under ``build/pycache``); three more restarts compile every module
+from source, as the first start after an install without compiled files does. With
+``--full-replay``, once, the restart without checkpoints (the whole journal replayed, as every
 restart did before checkpoints; the ports now open first all the same).
 """
 
@@ -53,6 +56,7 @@ PREFIX = "tablesvc/v1/bench/t01"
 PORTS_IMPORTS = ("import sys; sys.modules['rich'] = None; "  # as tablesvc run does
                  "import tablesvc.commands.cli, tablesvc.commands.logs, tablesvc.pipeline.intake")
 LOGS = ROOT / "build" / "bench-restart" / "logs"
+PYCACHE = ROOT / "build" / "pycache"
 """The service's log of the last run of each kind, kept to be read."""
 TIMEOUT_S = 300.0
 
@@ -79,10 +83,33 @@ class Result:
     full: Run | None = None
 
 
+def _env(bytecode: bool) -> dict[str, str]:
+    """The children's environment. An installed package has its bytecode compiled (pip does
+    it at install); this checkout may run with PYTHONDONTWRITEBYTECODE, so bytecode is kept
+    under build/ instead of beside the sources. ``bytecode=False``: every module compiled
+    from source, as on the first start after an install without compiled files."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if bytecode:
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    else:
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
 def _spawn_seconds(code: str) -> float:
+    """Process start to exit of ``python -c code``."""
     t0 = time.monotonic()
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=_env(True))
     return time.monotonic() - t0
+
+
+def _import_seconds(code: str) -> float:
+    """The time ``code`` takes inside a fresh interpreter (its start and exit left out)."""
+    timed = f"import time; t = time.perf_counter(); {code}; print(time.perf_counter() - t)"
+    out = subprocess.run([sys.executable, "-c", timed], check=True, cwd=ROOT, env=_env(True),
+                         capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def _log_time(line: dict[str, Any]) -> float:
@@ -184,7 +211,7 @@ def _prepare(source: Path | None, work: Path, devices: _Devices, port: int,
 
 
 def _restart(kind: str, source: Path | None, broker: Mosquitto, events: _Events,
-             checkpoints: bool = True) -> Run:
+             checkpoints: bool = True, bytecode: bool = True) -> Run:
     run = Run(kind)
     with tempfile.TemporaryDirectory(prefix="bench-restart-") as tmp:
         work = Path(tmp)
@@ -197,7 +224,8 @@ def _restart(kind: str, source: Path | None, broker: Mosquitto, events: _Events,
                 t0 = time.time()
                 proc = subprocess.Popen([sys.executable, "-m", "tablesvc.commands.cli", "run",
                                          "--config", str(cfg), "--log", "json"],
-                                        stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+                                        stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                                        env=_env(bytecode))
             try:
                 deadline = time.monotonic() + TIMEOUT_S
                 live = None
@@ -251,13 +279,18 @@ def run(inputs: int, runs: int, full_replay: bool) -> Result:
         broker.start()
         events = _Events(broker.port)
         try:
+            _restart("warm-up", None, broker, events)  # compiles the bytecode once
             for i in range(runs):
-                result.python_s.append(_spawn_seconds("pass"))
-                result.imports_s.append(_spawn_seconds(PORTS_IMPORTS))
                 for kind, src in (("empty", None), ("day", source)):
+                    result.python_s.append(_spawn_seconds("pass"))
+                    result.imports_s.append(_import_seconds(PORTS_IMPORTS))
                     r = _restart(kind, src, broker, events)
                     result.runs.append(r)
                     print(f"  run {i + 1} {kind:5}: {_fmt(r)}")
+            for i in range(min(3, runs)):
+                r = _restart("cold", source, broker, events, bytecode=False)
+                result.runs.append(r)
+                print(f"  run {i + 1} day, no compiled bytecode: {_fmt(r)}")
             if full_replay:
                 result.full = _restart("full", source, broker, events, checkpoints=False)
                 print(f"  without checkpoints: {_fmt(result.full)}")
@@ -287,10 +320,12 @@ def _spread(xs: list[float]) -> str:
 
 def summary(result: Result) -> None:
     print("  summary, from process start:")
-    print(f"    bare interpreter (python -c pass):      {_spread(result.python_s)}")
-    print(f"    imports on the way to the ports:        {_spread(result.imports_s)}")
+    print(f"    bare interpreter (python -c pass, start to exit): {_spread(result.python_s)}")
+    print(f"    imports on the way to the ports (in-process):     {_spread(result.imports_s)}")
     for kind, what in (("empty", "first start (empty storage)"),
-                       ("day", f"restart on {result.inputs:,} inputs")):
+                       ("day", f"restart on {result.inputs:,} inputs"),
+                       ("cold", f"restart on {result.inputs:,} inputs, every module compiled "
+                                "from source")):
         rs = [r for r in result.runs if r.kind == kind and not r.problem]
         print(f"    {what}:")
         print(f"      ports open:  {_spread([r.ports_s for r in rs if r.ports_s is not None])}")

@@ -346,29 +346,39 @@ class Service:
         outputs: list[Output] = []
         snaps: list[checkpoint.Snapshot] = []
         core = self.core
+
+        def send() -> None:
+            """What is ready goes out before a checkpoint is pickled: the pickle of a big
+            table takes milliseconds, and the events of the hand that ended do not wait."""
+            nonlocal messages
+            if messages:
+                self.outbox.post(messages)  # recorded by the outbox's own thread
+                if self.publisher is not None:
+                    self.publisher.submit(messages)  # sent now, from memory
+                messages = []
+
         for batch, committed in batches:
             starts = dict(committed.segment_starts)
             for i, inp in enumerate(batch):
                 if i in starts:  # the state before a segment's first input
+                    send()
                     self._checkpoint(Position(starts[i], 0), "segment", snaps)
                 out = apply_input(core, inp)  # a failure is logged, never fatal
                 self._last_ts = inp.ts
                 self._since_checkpoint += 1
+                if out is not None:
+                    outputs.append(out)
+                    if out.events:
+                        messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
                 if out is not None and out.events and checkpoint.ends_a_hand(out.events):
+                    send()
                     self._checkpoint(committed.position_after(i), "hand", snaps)
                 elif self._since_checkpoint >= checkpoint.EVERY_INPUTS:
+                    send()
                     self._checkpoint(committed.position_after(i), "interval", snaps)
-                if out is None:
-                    continue
-                outputs.append(out)
-                if out.events:
-                    messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
             self.stats.inputs += len(batch)
             self.stats.batches += 1
-        if messages:
-            self.outbox.post(messages)  # recorded by the outbox's own thread
-            if self.publisher is not None:
-                self.publisher.submit(messages)  # sent now, from memory
+        send()
         for snap in snaps:  # after their events were posted to the outbox
             self.checkpoints.post(snap)
         self._after(outputs)  # (the retained state once, however many batches)

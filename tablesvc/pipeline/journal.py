@@ -257,22 +257,70 @@ def _lines(path: Path, start: int = 0,
 
 def whole_end(path: Path) -> int:
     """The end of the last whole line before the first zero byte (or the end) of a file."""
-    whole = 0
-    end = 0
-    with open(path, "rb") as f:
-        while True:
-            chunk = f.read(_CHUNK)
-            if not chunk:
-                break
-            nul = chunk.find(b"\0")
-            part = chunk if nul < 0 else chunk[:nul]
-            nl = part.rfind(b"\n")
-            if nl >= 0:
-                whole = end + nl + 1
-            end += len(part)
-            if nul >= 0:
-                break
-    return whole
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return tail_of(fd, os.fstat(fd).st_size)[0]
+    finally:
+        os.close(fd)
+
+
+TAIL_WINDOW = 4 << 20
+"""How far from the end of its data a segment's reopening looks: more than one batch's write
+(the most an unsynced write can have scattered past the end) and than the longest line."""
+_BLOCK = 64 << 10
+
+
+def _zero_block(f: int, at: int, size: int) -> bool:
+    chunk = os.pread(f, min(_BLOCK, size - at), at)
+    return not chunk.strip(b"\0")
+
+
+def tail_of(f: int, size: int) -> tuple[int, int]:
+    """(end of the last whole line, one past the last non-zero byte) of an open segment,
+    without reading it whole: a restart after a power cut finds the page cache cold, and a
+    full segment is 64 MiB.
+
+    The data is one run of non-zero bytes from the start; after it come zeros, and maybe
+    stray bytes of the last write, which can only lie within one write of the data's end. A
+    binary search for the first all-zero block therefore lands within ``TAIL_WINDOW`` of the
+    end, and only that window is read. (A file without that shape, such as an older install's
+    journal, is read whole.)"""
+    blocks = -(-size // _BLOCK)
+    lo, hi = 0, blocks  # the first all-zero block, were the blocks ordered
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _zero_block(f, mid * _BLOCK, size):
+            hi = mid
+        else:
+            lo = mid + 1
+    start = max(0, lo * _BLOCK - TAIL_WINDOW)
+    stop = min(size, lo * _BLOCK + TAIL_WINDOW)
+    window = os.pread(f, stop - start, start)
+    nul = window.find(b"\0")
+    data = window if nul < 0 else window[:nul]
+    nl = data.rfind(b"\n")
+    if start and (nl < 0 or len(window) < stop - start):
+        return _whole_from_start(f, size)  # not the shape described: read it all
+    whole = start + nl + 1
+    stray = _last_nonzero(f, whole, stop) if stop < size else _last_nonzero(f, whole, size)
+    return whole, stray
+
+
+def _whole_from_start(f: int, size: int) -> tuple[int, int]:
+    whole = end = 0
+    while end < size:
+        chunk = os.pread(f, min(_CHUNK, size - end), end)
+        if not chunk:
+            break
+        nul = chunk.find(b"\0")
+        part = chunk if nul < 0 else chunk[:nul]
+        nl = part.rfind(b"\n")
+        if nl >= 0:
+            whole = end + nl + 1
+        end += len(part)
+        if nul >= 0:
+            break
+    return whole, _last_nonzero(f, whole, size)
 
 
 def _last_nonzero(f: int, start: int, size: int) -> int:
@@ -368,10 +416,9 @@ class Journal:
     # ------------------------------------------------------------------ segments
     def _reopen(self, number: int, path: Path) -> bool:
         """Continue ``path`` if it is a preallocated segment with room left."""
-        whole = whole_end(path)
         fd = os.open(path, os.O_RDWR)
         size = os.fstat(fd).st_size
-        stray = _last_nonzero(fd, whole, size)
+        whole, stray = tail_of(fd, size)
         if stray > whole:  # a torn line, or stray bytes of an unsynced write: never processed
             for at in range(whole, stray, _CHUNK):
                 os.pwrite(fd, bytes(min(_CHUNK, stray - at)), at)

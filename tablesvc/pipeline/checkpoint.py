@@ -435,6 +435,9 @@ class Writer:
         self.failed = 0
 
     def start(self) -> None:
+        if self.folder.is_dir():  # what a crash left half written is no checkpoint
+            for tmp in self.folder.glob(f".*{SUFFIX}.*.tmp"):
+                tmp.unlink(missing_ok=True)
         self._thread = threading.Thread(target=self._run, name="checkpoint-writer", daemon=True)
         self._thread.start()
 

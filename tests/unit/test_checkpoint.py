@@ -243,3 +243,17 @@ def test_a_header_names_its_position_seq_and_kind(
     assert header == Header(checkpoint.FORMAT, header.version, checkpoint.code_fingerprint(),
                             basis.table, Position(3, 4096), core.seq,
                             "2026-11-29T21:00:00.000Z", "segment")
+
+
+def test_a_checkpoint_half_written_when_the_power_went_is_cleared_and_never_read(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    folder = tmp_path / "checkpoints"
+    path = written(folder, basis, core)
+    half = folder / f".{path.name}.4242.tmp"
+    half.write_bytes(path.read_bytes()[:100])
+    assert checkpoint.listing(folder) == [(Position(1, 100), path)]
+    writer = checkpoint.Writer(folder, lambda: 10**9)
+    writer.start()
+    writer.close()
+    assert not half.exists() and path.exists()

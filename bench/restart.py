@@ -54,7 +54,7 @@ from tablesvc.brokers.mosquitto import Mosquitto
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "tablesvc/v1/bench/t01"
 PORTS_IMPORTS = ("import sys; sys.modules['rich'] = None; "  # as tablesvc run does
-                 "import tablesvc.commands.cli, tablesvc.commands.logs, tablesvc.pipeline.intake")
+                 "import tablesvc.commands.cli, tablesvc.commands.logs, tablesvc.pipeline.ports")
 LOGS = ROOT / "build" / "bench-restart" / "logs"
 PYCACHE = ROOT / "build" / "pycache"
 """The service's log of the last run of each kind, kept to be read."""

@@ -41,15 +41,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     # console lines; without rich, structlog prints tracebacks as Python does.
     sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
     from tablesvc.commands.logs import configure
-    from tablesvc.pipeline.intake import Intake, IntakeError
+    from tablesvc.pipeline.ports import Ports, PortsError
 
     configure(args.log, args.log_level)
     cfg = _load(args.config)
     # the ports first, before the core and the publisher are even imported: what the devices
-    # send while the state is rebuilt is journalled, not lost (tablesvc.pipeline.intake)
-    intake = Intake(cfg, Path(args.config))
+    # send while the state is rebuilt is journalled, not lost (tablesvc.pipeline.ports)
+    ports = Ports(cfg, Path(args.config))
     try:
-        intake.open()
+        ports.open()
     except OSError as err:
         print(f"cannot start: {err}", file=sys.stderr)
         return EXIT_FAIL
@@ -58,18 +58,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tablesvc.pipeline.service import Service
 
     try:
-        service = Service(cfg, Path(args.config), intake)
+        service = Service(cfg, Path(args.config), ports)
     except RegistryError as err:
-        intake.close()
+        ports.close()
         print(err, file=sys.stderr)
         return EXIT_USAGE
     except OSError as err:
-        intake.close()
+        ports.close()
         print(f"cannot start: {err}", file=sys.stderr)
         return EXIT_FAIL
     try:
         service.start()  # recovers from the newest checkpoint and the journal after it
-    except (JournalError, OSError, IntakeError, RecoveryError) as err:
+    except (JournalError, OSError, PortsError, RecoveryError) as err:
         print(f"cannot start: {err}\nthe journal is kept as it is; see docs/OPERATIONS.md",
               file=sys.stderr)
         return EXIT_FAIL

@@ -9,7 +9,7 @@ anything derived from it, a crash can never leave the broker with an event the j
 reproduce. After a crash the journal is replayed, every event is derived again, and the outbox
 is given those it had not recorded yet (see ``tablesvc.pipeline.outbox``).
 
-A start opens the ports first (``tablesvc.pipeline.intake``: what arrives is journalled while
+A start opens the ports first (``tablesvc.pipeline.ports``: what arrives is journalled while
 the state is rebuilt), then recovers from the newest usable checkpoint and the journal after it
 (``tablesvc.pipeline.recovery``), applies what arrived meanwhile, and goes live. The pipeline
 takes a checkpoint at every hand boundary and segment start (``tablesvc.pipeline.checkpoint``);
@@ -39,7 +39,6 @@ from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline import checkpoint
 from tablesvc.pipeline.checkpoint import CHECKPOINT_DIR, Basis, table_definition
 from tablesvc.pipeline.clock import now_ms, stamp
-from tablesvc.pipeline.intake import Intake
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
     Committed,
@@ -48,6 +47,7 @@ from tablesvc.pipeline.journal import (
     adopt_legacy,
 )
 from tablesvc.pipeline.outbox import OUTBOX_NAME, Message, Outbox
+from tablesvc.pipeline.ports import Ports
 from tablesvc.pipeline.publisher import Publisher, read_password
 from tablesvc.pipeline.recovery import Recovered, recover
 from tablesvc.pipeline.replay import apply_input
@@ -121,8 +121,8 @@ class Stats:
 class Service:
     """One table's edge service. ``run()`` blocks until ``stop()``."""
 
-    def __init__(self, cfg: Config, cfg_path: Path, intake: Intake | None = None) -> None:
-        """``intake``: ports already opened by the caller (``tablesvc run`` opens them before
+    def __init__(self, cfg: Config, cfg_path: Path, ports: Ports | None = None) -> None:
+        """``ports``: opened already by the caller (``tablesvc run`` opens them before
         it imports this module); one is made here otherwise."""
         self.cfg = cfg
         self.cfg_path = cfg_path
@@ -132,14 +132,14 @@ class Service:
         self.core = core_of(cfg, self.basis)
         self.outbox = Outbox(self.storage / OUTBOX_NAME)
         self.delay_ms = int(cfg.broadcast.holecard_delay_s * 1000)
-        self.intake = intake or Intake(cfg, cfg_path)
-        self.inputs: queue.Queue[Input] = self.intake.inputs
+        self.ports = ports or Ports(cfg, cfg_path)
+        self.inputs: queue.Queue[Input] = self.ports.inputs
         self.stats = Stats()
         self._stop = threading.Event()
         self.ready = threading.Event()
         self.failed: str | None = None
         self.journal: Journal | None = None
-        self.transports: list[SerialTransport] = self.intake.transports
+        self.transports: list[SerialTransport] = self.ports.transports
         self.publisher: Publisher | None = None
         self.recovered: Recovered | None = None
         checkpoints = self.storage / CHECKPOINT_DIR
@@ -153,9 +153,9 @@ class Service:
 
     # ------------------------------------------------------------------ lifecycle
     def recover(self) -> Recovered:
-        """Rebuild the state up to where the journal ended when the intake opened it: the
+        """Rebuild the state up to where the journal ended when the ports opened it: the
         newest usable checkpoint and the journal after it; hand the outbox what it lacks."""
-        stop = self.intake.journal_end()
+        stop = self.ports.journal_end()
         high = self.outbox.high_seq()
         pending: list[Message] = []
 
@@ -193,17 +193,17 @@ class Service:
         Raises what made it impossible (the ports are closed again then; whatever arrived is
         in the journal)."""
         started = time.monotonic()
-        self.intake.open()  # a no-op when the caller opened the ports already
+        self.ports.open()  # a no-op when the caller opened the ports already
         self.outbox.start(retention_ms=self.cfg.mqtt.retention_s * 1000)
         self.checkpoints.start()
         try:
             self.recover()
         except BaseException:
-            self.intake.close()
+            self.ports.close()
             self.checkpoints.close()
             self.outbox.close()
             raise
-        boot = self.core.boot + 1  # the ServiceStart journalled by the intake is still to come
+        boot = self.core.boot + 1  # the ServiceStart journalled by the ports is still to come
         self.publisher = Publisher(
             self.cfg.mqtt,
             f"{self.cfg.mqtt.topic_prefix}/{self.cfg.table.venue}/{self.cfg.table.id}",
@@ -216,7 +216,7 @@ class Service:
             password=read_password(self.cfg.mqtt.password_file),
         )
         self.publisher.start()
-        self.journal, backlog = self.intake.handover()
+        self.journal, backlog = self.ports.handover()
         self._apply(backlog)  # journalled while recovering: applied in order, before the rest
         log.info("live", backlog=sum(len(b) for b, _ in backlog),
                  seconds=round(time.monotonic() - started, 3))
@@ -249,7 +249,7 @@ class Service:
             self.shutdown()
 
     def shutdown(self) -> None:
-        self.intake.close()
+        self.ports.close()
         if self.journal is not None:
             self.step(timeout=0)  # what the transports delivered last
         if self.publisher:
@@ -264,7 +264,7 @@ class Service:
         self.outbox.close()
         log.info("stopped", inputs=self.stats.inputs, events=self.stats.events)
 
-    # ------------------------------------------------------------------ intake (other threads)
+    # ------------------------------------------------------------------ commands (other threads)
     def _on_command(self, name: str, body: dict[str, Any]) -> None:
         if name == "replay":
             self._replay_command(body)

@@ -1,7 +1,7 @@
 """The device ports, opened first: what arrives while the service recovers is journalled.
 
 A restart used to rebuild the table from the journal before it opened its ports, and every
-frame the devices sent meanwhile was lost. ``Intake.open`` needs only the config: it queues the
+frame the devices sent meanwhile was lost. ``Ports.open`` needs only the config: it queues the
 ``ServiceStart`` input, opens every port, and starts a journaller thread that opens the journal
 (repairing a torn tail) and appends and syncs whatever arrives, exactly as the pipeline does. So
 an input is durable while the core is still being rebuilt, and a crash during recovery loses
@@ -33,17 +33,17 @@ from tablesvc.pipeline.journal import (
     Position,
 )
 
-log = structlog.get_logger("tablesvc.pipeline.intake")
+log = structlog.get_logger("tablesvc.pipeline.ports")
 
 BATCH_MAX = 2000
 Batch = tuple[list[Input], Committed]
 
 
-class IntakeError(RuntimeError):
+class PortsError(RuntimeError):
     """The journal could not be opened or written while recovering."""
 
 
-class Intake:
+class Ports:
     def __init__(self, cfg: Config, cfg_path: Path) -> None:
         self.cfg = cfg
         self.cfg_path = cfg_path
@@ -70,7 +70,7 @@ class Intake:
         self.storage.mkdir(parents=True, exist_ok=True)
         ts, ms = stamp()
         self.inputs.put(ServiceStart(ts, ms, __version__))  # first in the journal, always
-        self._thread = threading.Thread(target=self._run, name="intake-journal", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="ports-journal", daemon=True)
         self._thread.start()
         for name, dev in self.cfg.devices.items():
             t = SerialTransport(name, device_url(self.cfg_path, dev.url), baudrate=dev.baudrate,
@@ -120,11 +120,11 @@ class Intake:
             log.critical("journal write failed while recovering", error=str(exc))
 
     def journal_end(self, timeout: float = 60.0) -> Position:
-        """Wait until the journal is open; where it ended (``IntakeError`` if it failed)."""
+        """Wait until the journal is open; where it ended (``PortsError`` if it failed)."""
         if not self._ready.wait(timeout):
-            raise IntakeError("the journal did not open in time")
+            raise PortsError("the journal did not open in time")
         if self.error is not None or self.end is None:
-            raise IntakeError(f"the journal could not be opened: {self.error}")
+            raise PortsError(f"the journal could not be opened: {self.error}")
         return self.end
 
     def handover(self) -> tuple[Journal, list[Batch]]:
@@ -134,7 +134,7 @@ class Intake:
         if self._thread is not None:
             self._thread.join()
         if self.error is not None or self.journal is None:
-            raise IntakeError(f"the journal could not be written while recovering: {self.error}")
+            raise PortsError(f"the journal could not be written while recovering: {self.error}")
         backlog, self.backlog = self.backlog, []
         return self.journal, backlog
 

@@ -53,6 +53,8 @@ from tablesvc.pipeline.replay import apply_input
 log = structlog.get_logger("tablesvc.pipeline.recovery")
 
 PROGRESS_S = 1.0
+"""A progress line at most this often while the journal is replayed (checked every 1,000
+inputs)."""
 
 
 class RecoveryError(RuntimeError):
@@ -145,14 +147,14 @@ def recover(basis: Basis, fresh: Callable[[], TableCore], storage: Path, journal
                                            "seq": header.seq} if header else {}),
              journal_bytes=total)
     count, last_ts = 0, None
-    next_progress = started + PROGRESS_S
+    next_progress = time.monotonic() + PROGRESS_S
     for inp, pos in read_from(journal_dir, start, stop):
         out = apply_input(core, inp)
         count += 1
         if out is not None:
             on_output(inp, out)
         if count % 1000 == 0 and time.monotonic() >= next_progress:
-            next_progress += PROGRESS_S
+            next_progress = time.monotonic() + PROGRESS_S
             done = _distance(segments, start, pos)
             log.info("recovering: replaying the journal", inputs=count,
                      percent=round(100 * done / total, 1) if total else 100.0)
@@ -166,12 +168,16 @@ def _recover_legacy(legacy: Path, core: TableCore, journal_dir: Path, stop: Posi
     count, last_ts = 0, None
     segments = list_segments(journal_dir)
     first = Position(segments[0][0], 0) if segments else stop
+    next_progress = time.monotonic() + PROGRESS_S
     for inp in itertools.chain(read_journal(legacy),
                                (i for i, _ in read_from(journal_dir, first, stop))):
         out = apply_input(core, inp)
         count += 1
         if out is not None:
             on_output(inp, out)
+        if count % 1000 == 0 and time.monotonic() >= next_progress:
+            next_progress = time.monotonic() + PROGRESS_S
+            log.info("recovering: replaying the journal", inputs=count, file=legacy.name)
         last_ts = inp.ts
     return Recovered(core, "journal", None, count, time.monotonic() - started, last_ts)
 

@@ -45,6 +45,7 @@ from tablesvc.pipeline.journal import (
     Journal,
     Position,
     adopt_legacy,
+    journal_end,
 )
 from tablesvc.pipeline.outbox import OUTBOX_NAME, Message, Outbox
 from tablesvc.pipeline.ports import Ports
@@ -155,7 +156,9 @@ class Service:
     def recover(self) -> Recovered:
         """Rebuild the state up to where the journal ended when the ports opened it: the
         newest usable checkpoint and the journal after it; hand the outbox what it lacks."""
-        stop = self.ports.journal_end()
+        # (a tool that only recovers, without opening the ports, reads what is there)
+        stop = self.ports.journal_end() if self.ports.opened else \
+            journal_end(self.storage / JOURNAL_DIR)
         high = self.outbox.high_seq()
         pending: list[Message] = []
 

@@ -269,3 +269,18 @@ def test_the_replay_command_prints_a_pruned_journal_from_its_base_and_refuses_cl
     err = done.stderr.decode()
     assert "replay failed" in err and "has no checkpoint of its start" in err
     assert "Traceback" not in err
+
+
+def test_a_long_recovery_says_how_far_it_has_come(store: Store,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablesvc.pipeline import recovery
+
+    for _, path in store.kept():
+        path.unlink()  # the whole journal to replay
+    monkeypatch.setattr(recovery, "PROGRESS_S", 0.0)  # a line every 1,000 inputs
+    with capture_logs() as logs:
+        got, _ = store.recover()
+    progress = [e for e in logs if e["event"] == "recovering: replaying the journal"]
+    assert [e["inputs"] for e in progress] == list(range(1000, got.inputs + 1, 1000))
+    shares = [e["percent"] for e in progress]
+    assert shares == sorted(shares) and 0 < shares[0] and shares[-1] <= 100

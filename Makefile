@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ARGS ?=
 
-.PHONY: demo test bench lint install broker browser clean
+.PHONY: demo test bench lint install broker browser postgres clean
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) (or run: make PY=python3 ...)"; exit 1; }
@@ -13,17 +13,19 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[demo,test]'
+	$(BIN)/pip install -q -e '.[demo,test,metrics]'
 	@touch $(STAMP)
 
 install: $(STAMP)
 
-# mosquitto is needed by the integration tests; install it when the machine lacks it
+# mosquitto (with mosquitto_passwd) is needed by the integration tests, and openssl for the
+# certificates of the TLS tests (deploy/make-certs.sh); install them when the machine lacks them
 broker:
-	@command -v mosquitto >/dev/null 2>&1 || test -x /usr/sbin/mosquitto || { \
-	  echo "installing mosquitto"; \
+	@{ command -v mosquitto >/dev/null 2>&1 || test -x /usr/sbin/mosquitto; } && \
+	  command -v mosquitto_passwd >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1 || { \
+	  echo "installing mosquitto and openssl"; \
 	  SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mosquitto >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mosquitto openssl >/dev/null; }
 
 # headless Chromium and its driver, for the tests that look at the web pages; from the
 # distribution's packages when the machine lacks them
@@ -33,10 +35,17 @@ browser:
 	  SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
+# PostgreSQL, for the test of the floor console's store on it (a private cluster per test run)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo "installing postgresql"; \
+	  SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+
 demo: install
 	$(BIN)/python -m tablesvc.commands.demo $(ARGS)
 
-test: install broker browser
+test: install broker browser postgres
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: install broker

@@ -210,10 +210,9 @@ class SerialTransport:
             log.debug("transport %s: still closed: %s", self.name, detail)
             return
         self._reported = is_open
-        if is_open:
-            log.info("transport %s: %s open", self.name, self.url)
-        else:
-            log.warning("transport %s: %s closed: %s", self.name, self.url, detail)
+        # the caller hears of it through on_port and logs it as it sees fit (once)
+        log.debug("transport %s: %s %s %s", self.name, self.url,
+                  "open" if is_open else "closed:", detail)
         try:
             self._on_port(self.name, is_open, detail)
         except Exception:

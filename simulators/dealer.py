@@ -25,7 +25,28 @@ from simulators.handeval import HandValue
 from simulators.records import ActionRecord, PotAward
 from simulators.script import clockwise_from
 
-__all__ = ["Dealer", "Hand", "HandSettings"]
+__all__ = ["Dealer", "Habits", "Hand", "HandSettings"]
+
+
+@dataclass(frozen=True)
+class Habits:
+    """How this dealer handles the chips where the rules leave him a choice, as real dealers do.
+
+    ``hand_back``: the share of gatherings at which he first hands the uncalled part of the
+    round's highest bet back to its owner (the covering player's excess over an all-in, a raise
+    nobody called), instead of sweeping it into the pot and paying it back with the awards.
+    ``push_from_zones``: the share of uncontested hands whose chips he pushes to the winner
+    straight from the bet zones (and the pot, if it holds any), never gathering them first; a
+    walk to the big blind is the usual case. Each choice is drawn from its own generator, so
+    that a seed deals the same cards and the same decisions whatever the habits.
+    """
+
+    hand_back: float = 0.0
+    push_from_zones: float = 0.0
+
+
+ROOM_HABITS = Habits(hand_back=0.7, push_from_zones=0.5)
+"""A mix of both ways for each choice, as a room of different dealers has."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +91,8 @@ class Hand:
     folds: list[int] = field(default_factory=list)
     gathered: list[int] = field(default_factory=list)
     antes: dict[int, int] = field(default_factory=dict)
+    returned: dict[int, int] = field(default_factory=dict)
+    """Seat -> uncalled chips handed back to it out of its bet zone."""
 
 
 class Dealer:
@@ -89,8 +112,13 @@ class Dealer:
         *,
         rng: random.Random,
         pace: float = 0.0,
+        habits: Habits = Habits(),
     ) -> None:
         self.rng = rng
+        self.habits = habits
+        self.habit_rng = random.Random("habits:" + min(deck, default=""))
+        """Draws the dealer's choices (``Habits``) apart from the cards and the players (seeded
+        from the deck, which the seed made, so the main generator's draws stay the same)."""
         self.deck: Mapping[str, str] = dict(deck)
         """UID -> card of the deck in play."""
         self._uid_of = {card: uid for uid, card in deck.items()}
@@ -235,8 +263,36 @@ class Dealer:
         hand.contributions[seat] += amount
         return amount
 
+    def zone_value(self, zone: str) -> int:
+        return ChipPile(self.chip_values, self.felt.chips(zone)).value
+
+    def hand_back_uncalled(self, hand: Hand) -> int:
+        """The part of the round's highest bet that nobody matched goes back to its owner's
+        stack, out of his bet zone (folded players' bets count as matched as far as they go).
+        Returns the amount handed back."""
+        bets = {s: self.zone_value(f"B{s}") for s in hand.order}
+        ranked = sorted(bets.values(), reverse=True)
+        if len(ranked) < 2 or ranked[0] <= ranked[1]:
+            return 0
+        seat = max(bets, key=lambda s: bets[s])
+        excess = ranked[0] - ranked[1]
+        zone = f"B{seat}"
+        pile = ChipPile(self.chip_values, self.felt.chips(zone))
+        back = self.take(pile, excess)
+        if not pile.colour_up(self.tray, MAX_ZONE_CHIPS):
+            raise ChipShortage(f"cannot keep {zone} within {MAX_ZONE_CHIPS} chips")
+        self.felt.set_chips(zone, pile.uids)
+        self.piles[seat].add(back)
+        hand.contributions[seat] -= excess
+        hand.returned[seat] = hand.returned.get(seat, 0) + excess
+        return excess
+
     def gather(self, hand: Hand) -> None:
-        """Sweep the bet zones into the pot: each zone empties, then the pot reports its sum."""
+        """Sweep the bet zones into the pot: each zone empties, then the pot reports its sum.
+
+        By habit (``Habits.hand_back``) he first hands back what nobody called."""
+        if self.habits.hand_back and self.habit_rng.random() < self.habits.hand_back:
+            self.hand_back_uncalled(hand)
         zones = [f"B{s}" for s in hand.order if self.felt.chips(f"B{s}")]
         if not zones:
             return
@@ -255,6 +311,35 @@ class Dealer:
         ``dead`` is the money in the pot that no seat bet in this hand's rounds (antes, a
         carried-over pot): every seat still in can win it.
         """
+        before = dict(hand.returned)
+        awards, pots, _ = self.split(hand, strength, dead)
+        pushed = dict(awards)  # the uncalled part goes back to its owner with the push
+        for seat, back in hand.returned.items():
+            if back > before.get(seat, 0):
+                pushed[seat] = pushed.get(seat, 0) + back - before.get(seat, 0)
+        if sum(pushed.values()) != hand.pot.value:
+            raise AssertionError(f"awards {awards} do not add up to the pot {hand.pot.value}")
+        paid = [s for s in hand.order if pushed.get(s)]
+        for i, seat in enumerate(paid):
+            last = i == len(paid) - 1
+            chips = hand.pot.take_all() if last else self.take(hand.pot, pushed[seat])
+            self.piles[seat].add(chips)
+            self.show_pot(hand)  # change made in the pot
+        return awards, pots
+
+    def split(
+        self, hand: Hand, strength: Mapping[int, HandValue], dead: int
+    ) -> tuple[dict[int, int], list[PotAward], int]:
+        """Who gets what: the pots (main, then side pots) split by ``strength``. What only one
+        seat put in, above everything any other seat matched, was never won: it goes back to
+        him (booked as returned, whether or not the dealer handed it back first)."""
+        contributions = hand.contributions
+        top = max(contributions, key=lambda s: contributions[s])
+        others = max((c for s, c in contributions.items() if s != top), default=0)
+        uncalled = max(0, contributions[top] - others) if top in hand.live else 0
+        if uncalled:
+            contributions[top] -= uncalled
+            hand.returned[top] = hand.returned.get(top, 0) + uncalled
         awards: dict[int, int] = {}
         pots: list[PotAward] = []
         for pot in build_pots(hand.contributions, hand.live, dead):
@@ -267,14 +352,29 @@ class Dealer:
             pots.append(PotAward(pot.amount, eligible, shares))
             for seat, amount in shares.items():
                 awards[seat] = awards.get(seat, 0) + amount
-        if sum(awards.values()) != hand.pot.value:
-            raise AssertionError(f"awards {awards} do not add up to the pot {hand.pot.value}")
-        paid = [s for s in hand.order if awards.get(s)]
-        for i, seat in enumerate(paid):
-            last = i == len(paid) - 1
-            chips = hand.pot.take_all() if last else self.take(hand.pot, awards[seat])
-            self.piles[seat].add(chips)
-            self.show_pot(hand)  # change made in the pot
+        return awards, pots, uncalled
+
+    def pushes_from_zones(self) -> bool:
+        """Will the next uncontested hand go to its winner straight from the bet zones?"""
+        return bool(self.habits.push_from_zones) and (
+            self.habit_rng.random() < self.habits.push_from_zones)
+
+    def push_uncontested(self, hand: Hand, dead: int) -> tuple[dict[int, int], list[PotAward]]:
+        """The last player in takes everything at once: each bet zone, then the pot, straight
+        into his stack; nothing is gathered first. ``dead`` as in ``pay``."""
+        (winner,) = hand.live
+        if self.habits.hand_back and self.habit_rng.random() < self.habits.hand_back:
+            self.hand_back_uncalled(hand)
+        awards, pots, _ = self.split(hand, {}, dead)
+        for seat in hand.order:
+            zone = f"B{seat}"
+            chips = self.felt.chips(zone)
+            if chips:
+                self.felt.set_chips(zone, [])
+                self.piles[winner].add(chips)
+        if hand.pot.value:
+            self.piles[winner].add(hand.pot.take_all())
+            self.felt.set_chips("POT", [])
         return awards, pots
 
     def settle(

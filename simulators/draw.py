@@ -86,19 +86,27 @@ class _DrawGame:
                 self.cards[seat].append(self._deal(f"S{seat}"))
         dealt = {s: self._names(c) for s, c in self.cards.items()}
 
+        dead = self.carried_in
+        pushed: tuple[dict[int, int], list[PotAward]] | None = None
         if self._betting(list(hand.order), "first"):
             outcome = "checked_out"  # BET-20: the antes stay for the next game
         else:
-            d.gather(hand)
             outcome = "uncontested"
+            if len(hand.live) < 2 and d.pushes_from_zones():
+                pushed = d.push_uncontested(hand, dead + sum(hand.antes.values()))
+            else:
+                d.gather(hand)
             if len(hand.live) >= 2:
                 self._draw()
                 checked = self._betting(self._second_order(), "second")
                 if checked and self.settings.second_round_all_check == "carry_over":
                     outcome = "checked_out"  # BET-22, literal reading
                 else:
-                    d.gather(hand)
                     outcome = "showdown" if len(hand.live) >= 2 else "uncontested"
+                    if outcome == "uncontested" and d.pushes_from_zones():
+                        pushed = d.push_uncontested(hand, dead + sum(hand.antes.values()))
+                    else:
+                        d.gather(hand)
 
         for seat in hand.live:
             self.final[seat] = self._names(self.cards[seat])
@@ -108,11 +116,13 @@ class _DrawGame:
             pots: list[PotAward] = []
             d.carry = hand.pot
             carried_over = hand.pot.value
+        elif pushed is not None:
+            winners, pots = pushed
         else:
             strength = (
                 {s: rank5(self.final[s]) for s in hand.live} if outcome == "showdown" else {}
             )
-            winners, pots = d.pay(hand, strength, self.carried_in + sum(hand.antes.values()))
+            winners, pots = d.pay(hand, strength, dead + sum(hand.antes.values()))
         d.collect(hand)
         stacks_after, left = d.settle(hand, stacks_before, winners)
         return HandRecord(
@@ -135,6 +145,7 @@ class _DrawGame:
             stacks_after=stacks_after,
             left=left,
             antes=dict(hand.antes),
+            returned=dict(hand.returned),
             pots=tuple(pots),
             limit=self.settings.limit.value,
             ante=self.settings.ante,

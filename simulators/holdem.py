@@ -104,6 +104,8 @@ class _HoldemHand:
         self.settings = settings
         self.script = script
         self.hand = dealer.open_hand(number)
+        self.pushed: tuple[dict[int, int], list[PotAward]] | None = None
+        """An uncontested hand pushed to its winner from the bet zones: its awards."""
 
     def play(self) -> HandRecord:
         d, settings, hand, script = self.dealer, self.settings, self.hand, self.script
@@ -140,7 +142,7 @@ class _HoldemHand:
             raises=1 if fixed else 0,  # the big blind is the first fixed-limit bet
         )
         self._betting(preflop, "preflop")
-        d.gather(hand)
+        self._close_round()
 
         for street, count in STREETS:
             if len(hand.live) < 2:
@@ -151,7 +153,7 @@ class _HoldemHand:
             hand.board.extend(self._deal("BOARD") for _ in range(count))
             in_hand = [seat for seat in order if seat in hand.live]
             self._betting(self._round(in_hand, street), street)
-            d.gather(hand)
+            self._close_round()
 
         if script is not None:
             script.finish()
@@ -159,6 +161,15 @@ class _HoldemHand:
         winners, pots = self._award(showdown)
         d.collect(hand)
         return self._finish(sb, bb, stacks_before, showdown, winners, pots)
+
+    def _close_round(self) -> None:
+        """The round is over: its bets are gathered, unless everyone else folded and the
+        dealer, by habit, pushes them to the winner straight from the bet zones."""
+        d, hand = self.dealer, self.hand
+        if len(hand.live) < 2 and self.pushed is None and d.pushes_from_zones():
+            self.pushed = d.push_uncontested(hand, sum(hand.antes.values()))
+        elif self.pushed is None:
+            d.gather(hand)
 
     def _post_antes(self, bb: int) -> None:
         """Antes straight into the pot, before the blinds: one movement, one inventory."""
@@ -258,6 +269,8 @@ class _HoldemHand:
 
     def _award(self, showdown: bool) -> tuple[dict[int, int], list[PotAward]]:
         d, hand = self.dealer, self.hand
+        if self.pushed is not None:
+            return self.pushed
         strength: dict[int, HandValue] = {}
         if showdown:
             board = list(d.cards(hand.board))
@@ -298,6 +311,7 @@ class _HoldemHand:
             stacks_after=stacks_after,
             left=left,
             antes=dict(hand.antes),
+            returned=dict(hand.returned),
             pots=tuple(pots),
             limit=settings.limit.value,
             small_blind=settings.small_blind,

@@ -79,6 +79,8 @@ class HandRecord:
     """Seats that lost their last chip and left the table."""
     antes: dict[int, int] = field(default_factory=dict)
     """Seat -> ante it put into the pot (dead money: every seat still in can win it)."""
+    returned: dict[int, int] = field(default_factory=dict)
+    """Seat -> uncalled chips the dealer handed back out of its bet zone (``Habits``)."""
     pots: tuple[PotAward, ...] = ()
     limit: str = Limit.NO_LIMIT.value
     small_blind: int = 0

@@ -53,7 +53,8 @@ writes them) or ``rK`` (the K-th card of the last reshuffled pack, as RULES.md T
 them). The cards of a new pack are counted on: the first one dealt from it is #(cards out
 so far + 1). Inside a ``reshuffle`` step, ``#k`` past the cards out names a card still in the
 shoe (``#52`` is the bottom card once 51 are out), so ``order`` can place it. Seats are ``3``
-or ``S3``. A bare ``push`` pushes what ``expect.outcome.awards`` says. Outcome reasons:
+or ``S3``. A bare ``push`` pushes what ``expect.outcome.awards`` says, and what they leave in the
+pot (a bet nobody called) to the first of them. Outcome reasons:
 showdown, uncontested, misdeal, cancelled, and checked_out (a draw game checked around: the
 pot stays for the next game).
 """
@@ -842,6 +843,11 @@ class ScenarioPlayer:
         pot = self._zone("POT")
         if sum(shares.values()) > pot.value:
             raise self._fail(f"pushes of {sum(shares.values())} but the pot holds {pot.value}")
+        if args is None and shares and pot.value > sum(shares.values()):
+            # what the awards leave in the pot is a bet nobody called: it goes back with the
+            # push, to the seat that won (in an uncontested hand, its owner)
+            first = next(iter(shares))
+            shares[first] += pot.value - sum(shares.values())
         for seat, amount in shares.items():
             if seat not in self.stacks:
                 raise self._fail(f"seat {seat} is empty")

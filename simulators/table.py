@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from simulators.betting import Limit
 from simulators.chips import smallest_unit
-from simulators.dealer import Dealer, HandSettings
+from simulators.dealer import ROOM_HABITS, Dealer, Habits, HandSettings
 from simulators.device import VirtualDevice
 from simulators.draw import play_draw
 from simulators.endpoints import Recorder
@@ -71,6 +71,10 @@ class VirtualTable:
     the blinds are not used, and the betting is no-limit or pot-limit. A game checked around
     leaves its pot in the pot zone for the next one; ``second_round_all_check`` says whether a
     second round checked around does the same (``carry_over``) or goes to a ``showdown``.
+
+    ``habits`` are the dealer's ways with the chips where real dealers differ (``Habits``): by
+    default a room's mix, handing back uncalled bets at some gatherings and pushing some
+    uncontested pots straight from the bet zones; ``Habits()`` gathers everything, always.
     """
 
     def __init__(
@@ -95,6 +99,7 @@ class VirtualTable:
         all_in_share: float = 0.3,
         variant: str = "holdem",
         second_round_all_check: str = "carry_over",
+        habits: Habits = ROOM_HABITS,
     ) -> None:
         self.unit = smallest_unit(chips)
         self.variant = variant
@@ -133,6 +138,7 @@ class VirtualTable:
             seats,
             rng=rng if rng is not None else random.Random(seed),
             pace=pace,
+            habits=habits,
         )
         """The deck, chips, stacks, felt and button both games deal with."""
         self.felt = self._dealer.felt

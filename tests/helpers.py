@@ -38,6 +38,16 @@ class Script:
         ts, ms = self._t()
         return FrameIn(ts, ms, dev, raw)
 
+    def continue_after(self, inputs: list[Input]) -> None:
+        """The devices' next frames follow the last of ``inputs`` without a gap in their seq:
+        for a test that plays only the first part of inputs it made in advance (a gap would
+        be frames lost on the line, which the core rightly treats as such)."""
+        self.seqs = {}
+        for inp in inputs:
+            if isinstance(inp, FrameIn):
+                dev, seq = inp.frame[1:].split(",", 2)[:2]
+                self.seqs[dev] = int(seq)
+
     def raw(self, dev: str, line: str) -> FrameIn:
         ts, ms = self._t()
         return FrameIn(ts, ms, dev, line)
@@ -61,6 +71,8 @@ class Script:
 def make_core(players: dict[int, int] | None = None, deck: dict[str, str] | None = None,
               chips: dict[str, int] | None = None, **settings: Any) -> TableCore:
     players = players if players is not None else {1: 10000, 2: 10000, 3: 10000}
+    # scripts give the frames in their true order, 10 ms apart: nothing to put in order
+    settings.setdefault("order_tolerance_ms", 0)
     s = TableSettings(venue="demo", table="t01", devices=dict(DEVICES), **settings)
     decks = DeckRegistry({"RED-0001": deck or make_deck()})
     return TableCore(s, decks, chips or {},
@@ -92,6 +104,7 @@ def track(frames: list[tuple[str, bytes]], *, stacks: dict[int, int], button: in
           deck: dict[str, str], chips: dict[str, int], names: dict[int, str] | None = None,
           **settings: Any) -> list[Any]:
     """Feed recorded device frames, in their true order, through a fresh core; its events."""
+    settings.setdefault("order_tolerance_ms", 0)  # in their true order already
     s = TableSettings(venue="diff", table="t", devices=dict(DEVICES), **settings)
     names = names or {}
     core = TableCore(s, DeckRegistry({"SIM": dict(deck)}), dict(chips),

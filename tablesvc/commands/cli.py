@@ -1,4 +1,4 @@
-"""The ``tablesvc`` command line: run, sim, replay, schema, check-config, deck enroll."""
+"""The ``tablesvc`` command line: run, sim, replay, schema, check-config, deck enroll, floor."""
 
 from __future__ import annotations
 
@@ -34,45 +34,78 @@ def _stop_on_signals(stop: threading.Event) -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def _preflight(path: Path) -> tuple[Config | None, list[str], list[str]]:
+    from tablesvc.config.preflight import preflight
+
+    found = preflight(path)
+    return found.config, found.errors, found.warnings
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    """Exit 2 (systemd's RestartPreventExitStatus) for what a restart cannot mend: a config,
+    registry or storage problem, each named on its own line; 1 for a failure while running,
+    after which a restart recovers from the journal."""
     # The service's start is timed to its ports (docs/PERFORMANCE.md, restart): structlog
     # imports rich, when installed, only to offer pretty tracebacks in a terminal, and that is
     # a fifth of the imports before the ports open. The service logs JSON lines or plain
     # console lines; without rich, structlog prints tracebacks as Python does.
     sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
+    import sqlite3
+
     from tablesvc.commands.logs import configure
     from tablesvc.pipeline.ports import Ports, PortsError
 
+    os.umask(0o077)  # journal, outbox, checkpoints, hand histories: the service's user only
     configure(args.log, args.log_level)
-    cfg = _load(args.config)
+    path = Path(args.config)
+    cfg, errors, warnings = _preflight(path)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if errors or cfg is None:
+        print(f"config {path} refused, {len(errors)} problem(s):", file=sys.stderr)
+        for e in errors:
+            print(f"  {e}", file=sys.stderr)
+        return EXIT_USAGE
     # the ports first, before the core and the publisher are even imported: what the devices
     # send while the state is rebuilt is journalled, not lost (tablesvc.pipeline.ports)
-    ports = Ports(cfg, Path(args.config))
+    ports = Ports(cfg, path)
     try:
         ports.open()
     except OSError as err:
-        print(f"cannot start: {err}", file=sys.stderr)
-        return EXIT_FAIL
+        print(f"cannot start: storage {err}", file=sys.stderr)
+        return EXIT_USAGE
     from tablesvc.pipeline.journal import JournalError
     from tablesvc.pipeline.recovery import RecoveryError
-    from tablesvc.pipeline.service import Service
+    from tablesvc.pipeline.service import Service, StartError, StorageError
 
     try:
-        service = Service(cfg, Path(args.config), ports)
+        try:
+            service = Service(cfg, path, ports)
+            service.start()  # recovers from the newest checkpoint and the journal after it
+        except BaseException:
+            ports.close()  # what arrived meanwhile is in the journal
+            raise
     except RegistryError as err:
-        ports.close()
         print(err, file=sys.stderr)
         return EXIT_USAGE
-    except OSError as err:
-        ports.close()
-        print(f"cannot start: {err}", file=sys.stderr)
-        return EXIT_FAIL
-    try:
-        service.start()  # recovers from the newest checkpoint and the journal after it
-    except (JournalError, OSError, PortsError, RecoveryError) as err:
-        print(f"cannot start: {err}\nthe journal is kept as it is; see docs/OPERATIONS.md",
+    except JournalError as err:
+        print(f"cannot start: {err} (the journal is kept as it is; see docs/OPERATIONS.md)",
               file=sys.stderr)
-        return EXIT_FAIL
+        return EXIT_USAGE
+    except (RecoveryError, PortsError) as err:
+        print(f"cannot start: {err} (see docs/OPERATIONS.md, restarts)", file=sys.stderr)
+        return EXIT_USAGE
+    except StorageError as err:
+        print(f"cannot start: storage {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except StartError as err:
+        print(f"cannot start: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except (OSError, sqlite3.Error) as err:
+        where = getattr(err, "filename", None)
+        text = str(err) if where else f"{cfg.storage.dir}: {err}"
+        print(f"cannot start: storage {text}", file=sys.stderr)
+        return EXIT_USAGE
     stop = threading.Event()
     _stop_on_signals(stop)
     worker = threading.Thread(target=service.serve, name="pipeline")
@@ -113,18 +146,31 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    cfg = _load(args.file)
-    from tablesvc.config.registry import load_chips, load_decks
-    from tablesvc.config.table import resolve
+    """Everything ``run`` would refuse, in one pass (tablesvc.config.preflight); a floor
+    console's config (it has a ``[floor]`` section) is checked as that."""
+    from tablesvc.config.preflight import preflight
+    from tablesvc.floor.config import is_floor_config, read_toml
 
     try:
-        decks = load_decks(resolve(Path(args.file), cfg.registry.decks))
-        chips = load_chips(resolve(Path(args.file), cfg.registry.chips))
-    except RegistryError as err:
+        if is_floor_config(read_toml(Path(args.file))):
+            return cmd_floor_check(args.file)
+    except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_USAGE
-    print(f"{args.file}: ok (table {cfg.table.venue}/{cfg.table.id}, {len(cfg.devices)} "
-          f"devices, {len(decks)} decks, {len(chips)} chips)")
+
+    path = Path(args.file)
+    found = preflight(path)
+    for w in found.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if found.errors or found.config is None:
+        print(f"config {path} refused, {len(found.errors)} problem(s):", file=sys.stderr)
+        for e in found.errors:
+            print(f"  {e}", file=sys.stderr)
+        return EXIT_USAGE
+    cfg = found.config
+    print(f"{path}: ok (table {cfg.table.venue}/{cfg.table.id}, {len(cfg.devices)} "
+          f"devices, {found.decks} decks, {found.chips} chips"
+          + (f", {len(found.warnings)} warning(s)" if found.warnings else "") + ")")
     return EXIT_OK
 
 
@@ -153,6 +199,12 @@ def cmd_deck_enroll(args: argparse.Namespace) -> int:
     except EnrollError as err:
         print(f"\nenrollment refused, nothing written: {err}", file=sys.stderr)
         return EXIT_FAIL
+    except OSError as err:
+        print(f"\nthe deck file could not be written: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print("\nenrollment cancelled, nothing written", file=sys.stderr)
+        return EXIT_FAIL
     print(f"\ndeck {args.deck_id} enrolled: {path}")
     return EXIT_OK
 
@@ -174,6 +226,12 @@ def cmd_chips_enroll(args: argparse.Namespace) -> int:
     except EnrollError as err:
         print(f"chip enrollment refused, nothing written: {err}", file=sys.stderr)
         return EXIT_FAIL
+    except OSError as err:
+        print(f"the chip registry could not be written: {err}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print("chip enrollment cancelled, nothing written", file=sys.stderr)
+        return EXIT_FAIL
     print(f"{count} chips of value {args.value} enrolled in {path}")
     return EXIT_OK
 
@@ -181,7 +239,7 @@ def cmd_chips_enroll(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from tablesvc.commands.watch import run_watch
 
-    return run_watch(_load(args.config), args)
+    return run_watch(_load(args.config), args, Path(args.config))
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -189,6 +247,58 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
     cfg = _load(args.config)
     return run_sim(cfg, Path(args.config), args)
+
+
+def cmd_floor_check(path: str) -> int:
+    from tablesvc.floor.config import load_floor_config
+
+    try:
+        cfg = load_floor_config(path)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    where = cfg.storage.url.split("@")[-1] if cfg.storage.url else cfg.storage.path
+    print(f"{path}: ok (floor console of venue {cfg.floor.venue}, web {cfg.web.host}:"
+          f"{cfg.web.port}, {'logins' if cfg.web.users_file else 'no login'}, storage {where})")
+    return EXIT_OK
+
+
+def cmd_floor(args: argparse.Namespace) -> int:
+    from tablesvc.commands.logs import configure
+    from tablesvc.floor.config import load_floor_config
+    from tablesvc.floor.server import run_floor
+
+    configure(args.log, args.log_level)
+    try:
+        cfg = load_floor_config(args.config)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_USAGE
+    return run_floor(cfg, Path(args.config))
+
+
+def cmd_floor_user(args: argparse.Namespace) -> int:
+    import getpass
+
+    from tablesvc.floor.auth import UsersFileError, set_user
+
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+        if password != getpass.getpass("again: "):
+            print("the passwords differ; nothing written", file=sys.stderr)
+            return EXIT_USAGE
+    if len(password) < 8:
+        print("a password has at least 8 characters; nothing written", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        new = set_user(Path(args.users), args.name, password)
+    except (UsersFileError, OSError) as err:
+        print(f"nothing written: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{'added' if new else 'changed the password of'} {args.name} in {args.users}")
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -249,6 +359,22 @@ def build_parser() -> argparse.ArgumentParser:
     cc = sub.add_parser("check-config", help="validate a config file and its registries")
     cc.add_argument("file")
     cc.set_defaults(func=cmd_check_config)
+
+    fl = sub.add_parser("floor", help="the floor console: every table of a venue in a web "
+                        "page, alerts to acknowledge, the day's hands")
+    fl.add_argument("--config", required=True, help="the floor console's config (floor.toml)")
+    fl.add_argument("--log", choices=["auto", "json", "console"], default="auto")
+    fl.add_argument("--log-level", default="info",
+                    choices=["debug", "info", "warning", "error"])
+    fl.set_defaults(func=cmd_floor)
+
+    fu = sub.add_parser("floor-user", help="add a floor console user (or change a password)")
+    fu.add_argument("action", choices=["add"])
+    fu.add_argument("name")
+    fu.add_argument("--users", required=True, help="the users file (web.users_file)")
+    fu.add_argument("--password-stdin", action="store_true",
+                    help="read the password from the first line of standard input")
+    fu.set_defaults(func=cmd_floor_user)
 
     d = sub.add_parser("deck", help="deck registry")
     dsub = d.add_subparsers(dest="deck_command", required=True)

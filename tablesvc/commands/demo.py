@@ -101,7 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ante", type=int, default=0,
                    help="ante per seat; draw5 with 0 antes one smallest chip")
     p.add_argument("--keep", action="store_true", help="keep the work folder (journal, logs)")
+    p.add_argument("--tables", type=int, default=1, help="with --floor: how many tables")
+    p.add_argument("--floor", action="store_true",
+                   help="a venue of tables (some with dealer errors) and the floor console")
     args = p.parse_args(argv)
+    if args.floor:
+        from tablesvc.commands.demo_floor import run_venue
+
+        return run_venue(max(1, min(args.tables, 20)), args.pace, args.keep,
+                         threading.Event())
 
     console = Console(highlight=False)
     work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))

@@ -6,6 +6,7 @@ with a wrong card in it would make the tracker call every hand with that card wr
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -35,13 +36,19 @@ def _frames(url: str, baudrate: int, what: str) -> Iterator[Frame | None]:
     try:
         while True:
             yield None
-            for chunk in splitter.feed(port.read(256)):
+            try:
+                data = port.read(256)
+            except (serial.SerialException, OSError) as exc:
+                raise EnrollError(f"the {what} at {url} went away (unplugged?): {exc}") from None
+            for chunk in splitter.feed(data):
                 try:
                     yield decode(chunk.decode("latin-1"))
                 except FrameError:
                     continue  # noise on the line is not a card
     finally:
-        port.close()
+        # a port that went away may fail to close; it is gone either way
+        with contextlib.suppress(serial.SerialException, OSError):
+            port.close()
 
 
 def enroll_deck(url: str, baudrate: int, deck_id: str, folder: Path, *, timeout_s: float = 300,

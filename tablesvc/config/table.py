@@ -25,7 +25,8 @@ from tablesvc.core.inputs import RESERVED_SOURCES
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: TOML has real types, and `seat = true` or `port = "1883"` is a mistake to name
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class TableSection(_Section):
@@ -44,6 +45,8 @@ class GameSection(_Section):
     ante: int = Field(0, ge=0)
     ante_mode: Literal["each", "big_blind"] = "each"
     bet_settle_ms: int = Field(1500, ge=0, le=60000)
+    max_stack: int = Field(1_000_000_000, ge=1, le=2**53 - 1, description=(
+        "the largest stack a player may be given, by the config or a command"))
 
     @field_validator("big_blind")
     @classmethod
@@ -89,6 +92,8 @@ class MqttSection(_Section):
     keepalive: int = Field(30, ge=5, le=3600)
     inflight: int = Field(1000, ge=1, le=60000)
     retention_s: int = Field(86400, ge=0)
+    max_command_bytes: int = Field(8192, ge=256, le=1_048_576, description=(
+        "a command body larger than this is refused before it is read or journalled"))
 
 
 class BroadcastSection(_Section):
@@ -137,6 +142,9 @@ class TimerRules(_Section):
     motion_s: float = Field(0.8, gt=0, le=10)
     release_s: float = Field(1.0, gt=0, le=10)
     clock_s: float = Field(30.0, gt=0, le=600, description="the action clock (BET-17)")
+    order_tolerance_s: float = Field(
+        0.05, ge=0, le=1, description="frames of different devices this close in time are "
+        "taken in the order that makes physical sense (0: as read)")
 
 
 class RulesSection(_Section):
@@ -144,6 +152,14 @@ class RulesSection(_Section):
     draw: DrawRules = DrawRules()
     betting: BettingRules = BettingRules()
     timers: TimerRules = TimerRules()
+
+
+class MetricsSection(_Section):
+    """The optional Prometheus endpoint (needs the ``metrics`` extra); off while port is 0."""
+
+    port: int = Field(0, ge=0, le=65535, description="0: no metrics endpoint")
+    address: str = Field("127.0.0.1", min_length=1,
+                         description="where to listen; 0.0.0.0 for a remote Prometheus")
 
 
 class StorageSection(_Section):
@@ -184,6 +200,7 @@ class Config(_Section):
     broadcast: BroadcastSection = BroadcastSection()
     rules: RulesSection = RulesSection()
     storage: StorageSection = StorageSection()
+    metrics: MetricsSection = MetricsSection()
 
     @field_validator("devices")
     @classmethod
@@ -216,6 +233,13 @@ class Config(_Section):
             over = sorted(s for s in seats if s > table.seats)
             if over:
                 problems.append(f"seat(s) {over} exceed table.seats = {table.seats}")
+        game = info.data.get("game")
+        if game is not None:
+            rich = [f"#{n} (seat {p.seat})" for n, p in enumerate(players, 1)
+                    if p.stack > game.max_stack]
+            if rich:
+                problems.append(f"player(s) {', '.join(rich)} have a stack above "
+                                f"game.max_stack = {game.max_stack}")
         if problems:
             raise ValueError("; ".join(problems))
         return players
@@ -254,12 +278,21 @@ def validate_config(raw: dict[str, object], path: Path) -> Config:
     except ValidationError as exc:
         problems = []
         for e in exc.errors():
-            key = ".".join(str(x) for x in e["loc"]) or "(top level)"
+            key = config_key(e["loc"])
             msg = e["msg"].removeprefix("Value error, ")
             if e["type"] == "extra_forbidden":
                 msg = "unknown key (check the spelling)"
             problems.append(f"{key}: {msg}")
         raise ConfigError(path, problems) from None
+
+
+def config_key(loc: tuple[int | str, ...]) -> str:
+    """A validation error's place as the file's reader counts: ``players #1.stack`` for the
+    first ``[[players]]`` table (pydantic counts from 0)."""
+    parts = [str(x) for x in loc]
+    if len(loc) > 1 and loc[0] == "players" and isinstance(loc[1], int):
+        parts[:2] = [f"players #{loc[1] + 1}"]
+    return ".".join(parts) or "(top level)"
 
 
 def device_url(base: Path, url: str) -> str:

@@ -275,6 +275,17 @@ class BettingRound:
                 return
         self._complete, self._next = True, None
 
+    def seat_after(self, seat: int) -> int | None:
+        """The next seat clockwise after ``seat`` that is still in and can still bet: who
+        acts after him, as far as the seats alone tell."""
+        order, n = self.order, len(self.order)
+        start = order.index(seat) + 1 if seat in order else 0
+        for step in range(n):
+            s = order[(start + step) % n]
+            if s != seat and s not in self.folded and self.stacks[s] > 0:
+                return s
+        return None
+
     def to_call(self, seat: int) -> int:
         """What it takes to match H (H - c(s)); a shorter stack can only call all-in."""
         self._seat(seat, folded_ok=True)

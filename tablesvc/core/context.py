@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
+from tablesvc.core.continuity import Continuity
+from tablesvc.core.defects import DefectRuling
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.settings import Player, TableSettings
 
@@ -19,5 +22,9 @@ class TableContext(Protocol):
     button: int | None
     hand_no: int
     carry: int
+    unverified: set[int]  # seats whose stacks an untracked hand may have changed
+    continuity: Continuity  # whether the service sees the whole table now
 
     def eliminate(self, order: tuple[int, ...]) -> None: ...
+    def void_hand(self, number: int, order: tuple[int, ...], start_stacks: Mapping[int, int],
+                  ruling: DefectRuling, uid: str | None, evidence: dict[str, Any]) -> None: ...

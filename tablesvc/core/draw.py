@@ -130,6 +130,9 @@ class DrawHand:
     last_finished: Exchange | None = None
     reshuffle_flagged: bool = False
     pack: set[str] = field(default_factory=set)  # the scanned reshuffled pack (DRAW-05)
+    # every card a reshuffle put back into play in this game: a discard in there belongs to
+    # no later pack (a second reshuffle takes only the discards made since the first)
+    repacked: set[str] = field(default_factory=set)
     folded_cards: set[str] = field(default_factory=set)
     dead: set[int] = field(default_factory=set)  # out of this game (too many cards, A-38)
 
@@ -145,6 +148,24 @@ class DrawHand:
     @property
     def street(self) -> str:
         return self.phase
+
+    def card_expected(self, betting_over: bool) -> bool:
+        """May the next card leave the shoe now: in the deal, or as a replacement in the
+        draw (the betting rounds take none)."""
+        del betting_over
+        return self.phase in ("deal", "draw")
+
+    @property
+    def cards_coming(self) -> bool:
+        """The deal has begun and is not complete, or a player's replacements are being
+        dealt: no betting can come before the last of them."""
+        if self.ended or self.voided is not None:
+            return False
+        if self.phase == "deal":
+            return self.next_index > 1
+        turn = self.current() if self.phase == "draw" else None
+        return turn is not None and turn.announced is not None and \
+            len(turn.received) < max(turn.announced, len(turn.discards))
 
     @property
     def deal_total(self) -> int:
@@ -394,6 +415,7 @@ class DrawHand:
                 eligible.update(u for u in t.discards)
         eligible.update(u for u in self.exposed_at_draw[1:]
                         if self.cards[u].zone == "MUCK")
+        eligible -= self.repacked
         ineligible: list[str] = []
         folded_cards: list[str] = []
         for uid in pack:
@@ -428,6 +450,7 @@ class DrawHand:
                     self.hole[seat].remove(uid)
                 rec.zone = "DECK"  # in the shoe again; it comes out as a card of the new pack
                 self.pack.add(uid)
+        self.repacked.update(pack)
         self.in_shoe = len(pack)
         self.bottom = pack[-1] if pack else None
         self.pack_known = True
@@ -435,6 +458,10 @@ class DrawHand:
         return out
 
     # --- internals -----------------------------------------------------------------
+    def turn_of(self, seat: int) -> Exchange | None:
+        """The seat's exchange in the draw, if it takes part."""
+        return self._turn(seat)
+
     def _turn(self, seat: int) -> Exchange | None:
         return next((t for t in self.turns if t.seat == seat), None)
 
@@ -656,7 +683,8 @@ class DrawHand:
         k = turn.announced
         if len(turn.discards) > k or len(turn.received) > k:
             name = "draw_count_mismatch" if len(turn.received) > k else "draw_declaration_mismatch"
-            if name not in turn.flagged:
+            over = name == "draw_declaration_mismatch" and "draw_exceeds_max" in turn.flagged
+            if name not in turn.flagged and not over:  # over the limit: DRAW-03 said it
                 turn.flagged.add(name)
                 got = len(turn.received) if name == "draw_count_mismatch" else len(turn.discards)
                 what = "received" if name == "draw_count_mismatch" else "discarded"
@@ -710,7 +738,8 @@ class DrawHand:
                 f"seat {turn.seat} announced {k} and received {len(turn.received)}",
                 "if he has not looked, he gets the missing card now (the next stub card); if he "
                 "has, he plays on short"))
-        if len(turn.discards) != k and "draw_declaration_mismatch" not in turn.flagged:
+        if len(turn.discards) != k and not turn.flagged & {"draw_declaration_mismatch",
+                                                            "draw_exceeds_max"}:
             out.append(self._alert(
                 "draw_declaration_mismatch", "DRAW-02", "warning", turn.seat,
                 f"seat {turn.seat} announced {k} and discarded {len(turn.discards)}",

@@ -64,16 +64,48 @@ class Emitter:
         self.alert_count = 0
         self.open_alerts: dict[str, str] = {}  # critical alerts not yet acknowledged: id -> name
         self.suspended: dict[str, str] = {}  # rule ID -> reason (DRAW-10)
+        # a device is away: a rule alert may only be what it could not see; it is held back
+        # and the table stops following the hand instead (``doubted``)
+        self.doubt = False
+        self.doubted = False
         self.out = Output()
         self.ts = ""
         self.ms = 0
+        self._saved: tuple[int, int | None, int | None, int, dict[str, str]] = (
+            0, None, None, 0, self.open_alerts)
+        self._own_open = False
 
     def begin(self, ts: str, ms: int) -> Output:
         """Start the output of a new input stamped ``ts`` (``ms`` since the epoch)."""
         self.out = Output()
         self.ts = ts
         self.ms = ms
+        self._saved = (self.seq, self.last_on_feed["public"], self.last_on_feed["secure"],
+                       self.alert_count, self.open_alerts)
+        self._own_open = False
         return self.out
+
+    def rollback(self) -> None:
+        """Forget everything the current input produced: its events, their seqs, the alerts
+        it opened. For an input the core failed on: none of its events is published, so the
+        feed has no gap and no event of a half-applied input."""
+        seq, public, secure, count, open_alerts = self._saved
+        self.seq, self.alert_count, self.open_alerts = seq, count, open_alerts
+        self.last_on_feed = {"public": public, "secure": secure}
+        self.out.events.clear()
+        self.out.replies.clear()
+        self._own_open = False
+
+    def _open_for_change(self) -> dict[str, str]:
+        """The open alerts, copied once per input before its first change (for rollback)."""
+        if not self._own_open:
+            self.open_alerts = dict(self.open_alerts)
+            self._own_open = True
+        return self.open_alerts
+
+    def close_alert(self, alert_id: str) -> None:
+        """The floor acknowledged an open critical alert."""
+        self._open_for_change().pop(alert_id, None)
 
     def emit(self, cls: type[ev.Event], **payload: Any) -> ev.Event:
         self.seq += 1
@@ -90,6 +122,9 @@ class Emitter:
               evidence: dict[str, Any] | None = None, **extra: Any) -> None:
         """Raise one alert: public, without card identities; the cards and the evidence go
         to a secure ``alert_detail`` with the same id."""
+        if self.doubt and severity != "info" and rule != "TABLE-00":
+            self.doubted = True
+            return
         if rule in self.suspended and severity != "info":
             severity = "info"  # DRAW-10: the players agreed to suspend this rule
             message = f"(rule {rule} suspended) {message}"
@@ -98,7 +133,7 @@ class Emitter:
         self.emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
                   message=message, remedy=remedy, **extra)
         if severity == "critical":
-            self.open_alerts[alert_id] = name
+            self._open_for_change()[alert_id] = name
         if cards or evidence:
             self.emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {})
 

@@ -114,6 +114,10 @@ class SeatInfo(BaseModel):
     seat: int
     name: str
     stack: int
+    unverified: bool = Field(
+        False, exclude_if=lambda v: not v,
+        description="present (true) when an untracked hand may have changed the stack and no "
+        "chip count (cmd/stacks) has confirmed it yet")
 
 
 class HandStarted(Event):
@@ -220,7 +224,8 @@ class HandHistory(Event):
 
 class HandEnded(Event):
     type: Literal["hand_ended"] = "hand_ended"
-    reason: Literal["showdown", "uncontested", "misdeal", "cancelled", "checked_out"]
+    reason: Literal["showdown", "uncontested", "misdeal", "cancelled", "checked_out",
+                    "untracked"]
     stacks: list[SeatInfo]
     board: list[str]
     cards_used: int = Field(description="cards that left the deck in this hand")

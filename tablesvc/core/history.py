@@ -59,4 +59,4 @@ class HistoryBook:
             starting_stacks=[ledger.start_stacks[s] for s in self.order],
             actions=list(self.actions), players=[names.get(s, f"seat {s}") for s in self.order],
             seats=list(self.order), seat_count=seats, hand=hand, table=table, venue=venue,
-            finishing_stacks=[ledger.stacks[s] for s in self.order]))
+            finishing_stacks=[ledger.shown(s) for s in self.order]))

@@ -293,6 +293,17 @@ class HoldemHand:
         """The hole cards seat holds now (secure)."""
         return list(self.hole.get(seat, ()))
 
+    def card_expected(self, betting_over: bool) -> bool:
+        """May the next card leave the shoe now?"""
+        return self.expected(betting_over) is not None
+
+    @property
+    def cards_coming(self) -> bool:
+        """A batch of cards is being dealt (the deal, a street) and is not complete yet: no
+        betting can come before its last card."""
+        return bool(self.queue) and not self.queue[0].gate and self.next_index > 1 \
+            and not self.ended and self.voided is None
+
     def expected(self, betting_over: bool = True) -> str | None:
         """Destination of the next card out of the deck; None: no card may leave the deck."""
         head = self.queue[0] if self.queue else None

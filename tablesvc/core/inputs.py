@@ -136,11 +136,17 @@ class PortChange:
 
 @dataclass(frozen=True, slots=True)
 class ServiceStart:
-    """The service (re)started; journalled so ``service_started`` replays too."""
+    """The service (re)started; journalled so ``service_started`` replays too.
+
+    ``command_checks`` says how the commands journalled after it were checked (see
+    ``tablesvc.core.commands.COMMAND_CHECKS``); records of older versions have no such mark
+    and mean 1, the lax checks they ran with, so that their journals replay as published.
+    """
 
     ts: str
     ms: int
     version: str
+    command_checks: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +174,10 @@ def record_of(inp: Input) -> dict[str, Any]:
         return {"ts": inp.ts, "src": inp.src, "port": "open" if inp.open else "closed",
                 "detail": inp.detail}
     if isinstance(inp, ServiceStart):
-        return {"ts": inp.ts, "src": "service", "start": {"version": inp.version}}
+        start: dict[str, Any] = {"version": inp.version}
+        if inp.command_checks != 1:
+            start["command_checks"] = inp.command_checks
+        return {"ts": inp.ts, "src": "service", "start": start}
     return {"ts": inp.ts, "src": "publisher", "refused": {"seq": inp.seq, "reason": inp.reason}}
 
 
@@ -191,7 +200,10 @@ def input_from_record(rec: dict[str, Any]) -> Input:
         start = rec.get("start", {})
         if not isinstance(start, dict):
             raise ValueError("service record needs an object 'start'")
-        return ServiceStart(ts, ms, str(start.get("version", "")))
+        checks = start.get("command_checks", 1)
+        if isinstance(checks, bool) or not isinstance(checks, int):
+            raise ValueError("service record's 'command_checks' must be an integer")
+        return ServiceStart(ts, ms, str(start.get("version", "")), checks)
     if src == "publisher":
         ref = rec.get("refused", {})
         if not isinstance(ref, dict):

@@ -22,6 +22,7 @@ Irregular turns (RULES.md BET-15..BET-17):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -61,6 +62,8 @@ class Acted:
     street: str
     raised: bool  # it put the round's highest bet up
     deemed: str | None = None  # "clock" (BET-17) or "absent" (BET-16): the dealer applies it
+    stack: int = 0  # the seat's stack right after the action
+    pot: int = 0  # everything put in so far, right after the action
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,10 @@ class Settled:
 LedgerOutcome = Posted | Acted | Problem | Settled | Returned | CheckedOut
 
 CLOCK_MS = 30_000  # T_clock (BET-17)
+UNKNOWN = 10**12
+"""What an unverified stack holds beyond its last count: an untracked hand may have changed it,
+so no check that needs the exact stack (all-in, a bet beyond the stack, a short call) is made
+for it until the floor counts it (``cmd/stacks``); the events show the last count's figures."""
 # Violations whose remedy is "the chips beyond the call go back": still reported when the
 # player pulls the excess back before his bet is final.
 EXCESS_RETURNED = frozenset(
@@ -153,13 +160,13 @@ class BettingPlan:
                 amount = min(led.ante, led.stacks[s])
                 led.stacks[s] -= amount
                 led.antes += amount
-                out.append(Posted(s, "post_ante", amount, led.stacks[s], led.pot_total))
+                out.append(Posted(s, "post_ante", amount, led.shown(s), led.pot_total))
         posted: dict[int, int] = {}
         for seat, name, amount in ((sb, "post_small_blind", led.small_blind),
                                    (bb, "post_big_blind", led.big_blind)):
             got = led.take(seat, amount)
             posted[seat] = got
-            out.append(Posted(seat, name, got, led.stacks[seat], led.pot_total))
+            out.append(Posted(seat, name, got, led.shown(seat), led.pot_total))
         led.history.extend(o for o in out if isinstance(o, Posted))
         led.round = BettingRound(
             street="preflop", order=led.action_order(preflop=True), stacks=dict(led.stacks),
@@ -212,7 +219,7 @@ class DrawBetting(BettingPlan):
             if amount:
                 led.stacks[s] -= amount
                 led.antes += amount
-                out.append(Posted(s, "post_ante", amount, led.stacks[s], led.pot_total))
+                out.append(Posted(s, "post_ante", amount, led.shown(s), led.pot_total))
         led.history.extend(o for o in out if isinstance(o, Posted))
         led.street = "predraw"
         led.round = self._round(led, "predraw", list(led.order))
@@ -296,11 +303,23 @@ class Ledger:
     checked_out: CheckedOut | None = None
     owes: dict[int, int] = field(default_factory=dict)  # draw: a fold out of turn's call (BET-25)
     late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
+    unverified: frozenset[int] = frozenset()  # seats whose stacks are not known exactly
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
         self.contributed = dict.fromkeys(self.order, 0)
         self.antes = self.carried  # dead money every live seat can win
+        for seat in self.unverified:
+            self.stacks[seat] += UNKNOWN
+
+    def shown(self, seat: int) -> int:
+        """The stack as the events show it: for an unverified seat, the last count's figure
+        less what went in since (never below 0)."""
+        v = self.stacks[seat]
+        return max(0, v - UNKNOWN) if seat in self.unverified else v
+
+    def shown_stacks(self) -> dict[int, int]:
+        return {seat: self.shown(seat) for seat in self.stacks}
 
     # ------------------------------------------------------------------ forced bets
     @property
@@ -402,6 +421,12 @@ class Ledger:
                 self.pending = Pending(seat, value, ms)
                 return out
             del self.reconsider[seat]  # below what he had in before: a real withdrawal
+        if self.pending and self.pending.seat == seat and value < self.pending.to \
+                and self._handed_back(seat, value):
+            out += self.finalize()  # his bet stood; the dealer hands back what nobody called
+            if self.settled is not None or self.round is None:
+                return out
+            rnd, current = self.round, self.round.contributed.get(seat, 0)
         if self.pending and self.pending.seat == seat:
             if 0 < value < self.pending.to and value != current:
                 out += self._excess(seat, self.pending.to)
@@ -432,6 +457,52 @@ class Ledger:
         self.pending = Pending(seat, value, ms)
         return out
 
+    def completes_round(self) -> bool:
+        """The bet in motion, once final, completes the betting round."""
+        if self.pending is None or self.round is None:
+            return False
+        trial = copy.deepcopy(self.round)
+        try:
+            trial.apply(trial.classify(self.pending.seat, self.pending.to))
+        except ValueError:
+            return False
+        return trial.complete
+
+    def _all_in_unverified(self, seat: int, to: int) -> Decision:
+        """A call for less from a seat whose stack is not known: it is taken as his all-in,
+        not as a short call (BET-09) that only an exact stack could tell."""
+        assert self.round is not None
+        added = to - self.round.contributed.get(seat, 0)
+        self.round.stacks[seat] = added
+        self.stacks[seat] = UNKNOWN + added
+        return self.round.classify(seat, to)
+
+    def handed_back_whole(self, short: int) -> Returned | None:
+        """The pot holds ``short`` less than was bet after a complete round: if that is
+        exactly a bet nobody called, whose zone emptied, the dealer handed it back whole
+        (the zone going to 0 looked like the gathering). Booked as returned; else None."""
+        rnd = self.round
+        if rnd is None or not rnd.complete or self.settled is not None:
+            return None
+        for seat in rnd.active:
+            if self.zone.get(seat, 0) == 0 and self._uncalled(seat) == short > 0:
+                return self._give_back(seat, short)
+        return None
+
+    def _handed_back(self, seat: int, value: int) -> bool:
+        """A bet in motion went down to ``value``: is that the dealer handing back what
+        nobody called (the bet, once final, completes the round, and ``value`` is still at
+        least what the others put in), rather than the player taking chips back?"""
+        assert self.pending is not None and self.round is not None
+        trial = copy.deepcopy(self.round)  # a rare question: a bet in motion going down
+        try:
+            decision = trial.classify(seat, self.pending.to)
+            trial.apply(decision)
+        except ValueError:
+            return False
+        called = max((c for s, c in trial.contributed.items() if s != seat), default=0)
+        return trial.complete and called <= value < self.pending.to
+
     def _pay_owed(self, seat: int, added: int) -> list[LedgerOutcome]:
         """BET-25: a player who folded out of turn still puts in the call; dead money."""
         assert self.round is not None
@@ -440,7 +511,7 @@ class Ledger:
         self.stacks[seat] -= paid
         self.contributed[seat] += paid
         self.round.contributed[seat] = self.round.contributed.get(seat, 0) + paid
-        posted = Posted(seat, "call", paid, self.stacks[seat], self.pot_total)
+        posted = Posted(seat, "call", paid, self.shown(seat), self.pot_total)
         self.history.append(posted)
         return [posted]
 
@@ -461,6 +532,9 @@ class Ledger:
             to = most
         try:
             decision = self.round.classify(p.seat, to)
+            if p.seat in self.unverified and any(v.name == "call_short"
+                                                 for v in decision.violations):
+                decision = self._all_in_unverified(p.seat, to)
         except ValueError as err:  # chips that no action explains: flag, book nothing
             return [*out, Problem(Violation("bet_withdrawn", "BET-01", str(err)), p.seat)]
         expected = self.round.next_actor
@@ -661,7 +735,7 @@ class Ledger:
         rnd.give_back(seat, amount)
         self.stacks[seat] += amount
         self.contributed[seat] -= amount
-        return Returned(seat, amount, self.stacks[seat], self.pot_total)
+        return Returned(seat, amount, self.shown(seat), self.pot_total)
 
     def _decide(self, d: Decision) -> list[LedgerOutcome]:
         out = self._book(d)
@@ -683,7 +757,7 @@ class Ledger:
             added = d.amount
             self.stacks[d.seat] -= added
             self.contributed[d.seat] += added
-        acted = Acted(d, self.street, raised, deemed)
+        acted = Acted(d, self.street, raised, deemed, self.shown(d.seat), self.pot_total)
         self.history.append(acted)
         out.append(acted)
         self.plan.booked(self, acted)
@@ -745,8 +819,22 @@ class Ledger:
     def showdown(self, holes: Mapping[int, Sequence[str]], board: Sequence[str]) -> Settled:
         return self._settle(uncontested=False, holes=holes, board=board)
 
+    def _return_uncalled(self) -> None:
+        """What only one live seat put in, above everything any other seat matched, was never
+        won by anyone: it goes back to him, not into a pot (whether the dealer hands it back
+        before or pushes it with the pot, the stacks come out the same)."""
+        if not self.contributed:
+            return
+        top = max(self.contributed, key=lambda s: self.contributed[s])
+        others = max((c for s, c in self.contributed.items() if s != top), default=0)
+        uncalled = self.contributed[top] - others
+        if uncalled > 0 and top not in self.folded:  # a folded seat's chips are dead money
+            self.contributed[top] -= uncalled
+            self.stacks[top] += uncalled
+
     def _settle(self, uncontested: bool, holes: Mapping[int, Sequence[str]] | None = None,
                 board: Sequence[str] = ()) -> Settled:
+        self._return_uncalled()
         live = self.live
         try:
             pots = build_pots(self.contributed, live)
@@ -755,8 +843,12 @@ class Ledger:
             # chips in the middle are dead money for them
             pots = [Pot(sum(self.contributed.values()), tuple(sorted(live)))]
         if self.antes:
-            main = pots[0]
-            pots[0] = Pot(main.amount + self.antes, main.eligible)
+            # dead money every live seat can win, also one all-in for his ante alone
+            all_live = tuple(sorted(live))
+            if pots[0].eligible == all_live:
+                pots[0] = Pot(pots[0].amount + self.antes, all_live)
+            else:
+                pots.insert(0, Pot(self.antes, all_live))
         values: dict[int, HandValue] = {}
         if uncontested:
             strength: dict[int, tuple[int, ...]] = {s: () for s in live}
@@ -765,7 +857,7 @@ class Ledger:
             rank = self.plan.rank
             values = {s: rank([*holes[s], *board]) for s in live}
             strength = {s: v.key for s, v in values.items()}
-        all_in = any(self.stacks[s] == 0 for s in live)  # before the awards refill stacks
+        all_in = any(self.shown(s) == 0 for s in live)  # before the awards refill stacks
         awards = award_pots(pots, strength, self.button, list(self.order), self.unit)
         for a in awards:
             for seat, amount in a.shares.items():

@@ -30,6 +30,8 @@ class Link:
     counters: LinkCounters = field(default_factory=LinkCounters)
     seq: SeqTracker = field(default_factory=SeqTracker)
     last_frame_ms: int = 0
+    last_type: str | None = None  # the last good frame: what the floor is told when it went
+    last_seq: int = 0
     last_status_ms: int = -(10**12)
     dirty: bool = False
     """Counters changed since the last device_status."""
@@ -94,6 +96,8 @@ def receive(link: Link, line: str, ms: int) -> Received:
     if counters.lost != lost_before:
         link.dirty = True
     counters.ok += 1
+    link.last_type = frame.type
+    link.last_seq = frame.seq
     if frame.type == "HELLO":
         link.model, link.firmware = frame.fields[0], frame.fields[1]
         changed = True
@@ -105,8 +109,9 @@ def port_change(link: Link, is_open: bool, detail: str, ms: int) -> bool:
     new: Health = "online" if is_open else "offline"
     link.detail = detail
     if is_open:
+        # the seq goes on: frames the device sent while its port was down count as lost
+        # (a device that rebooted says HELLO and starts again at 0)
         link.last_frame_ms = ms
-        link.seq.reset()
     if new == link.state:
         return False
     link.state = new

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from tablesvc.core import events as ev
 from tablesvc.core.commands import CommandError
 from tablesvc.core.context import TableContext
+from tablesvc.core.defects import DefectKind
 from tablesvc.core.draw import DrawComplete, Drew
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import (
@@ -47,6 +48,8 @@ from tablesvc.core.tracker import Tracker
 from tablesvc.core.variants.base import Variant
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
+# the dealer stops to rule on a card: chips still in motion are placed first (DESIGN §3)
+CARD_RULINGS = frozenset({"EXPOSED", "BURN_FACE_UP", "BOXED", "BOXED_CARD"})
 
 
 
@@ -67,6 +70,8 @@ class HandSession:
         "BET-06": ("round_complete",),
         "BET-08": ("fold_recorded",),  # hold'em's fold rule (Variant.fold_rule)
         "BET-26": ("fold_recorded",),  # five-card draw's
+        "SHOW-01": ("showdown_order",),  # hold'em's showing order (Variant.show_rule)
+        "SHOW-14": ("showdown_order",),  # five-card draw's
         "BET-15": ("action_out_of_turn",),
         "BET-18": ("player_left_with_live_hand",),
         "BET-23": ("chips_added_mid_hand",),
@@ -89,18 +94,26 @@ class HandSession:
         self.book = book
         self.window_open = False  # the misdeal window (MISDEAL-01)
         self.round_done: str | None = None  # BET-06: the street whose completion was said
+        self.swept = 0  # chips that left emptied bet zones since the last POT inventory
         self.out_since: tuple[str, int] | None = None  # (uid, ms): a card between shoe and zone
         self.bets = StringBets(self.out, table.s.motion_ms)
         self.showdown = ShowdownConsole(self.out, table.s.qualification_table,
                                         game.folds_recoverable)
         self.report = SettlementReport(self.out)
         self.monitors = game.monitors(self)
+        self.order = tracker.order
+        self.void = False  # a defective deck voided the hand: a void hand takes over
+        self.doubt: str | None = None  # frames were lost in this hand: why it may be wrong
 
     # ------------------------------------------------------------------ life
     @property
     def live(self) -> bool:
         """The hand is under way (not ended)."""
         return not self.tracker.ended
+
+    @property
+    def tracked(self) -> bool:
+        return True
 
     def start(self) -> None:
         """Announce the hand and post its forced bets."""
@@ -117,10 +130,180 @@ class HandSession:
         return min(times) if times else None
 
     # ------------------------------------------------------------------ the game's hooks
-    def defect(self, what: str, rule: str) -> None:
-        """A defective deck turned up while the hand runs: the game says what follows."""
+    def defective_card(self, uid: str, what: str, cards: list[str],
+                       evidence: dict[str, Any]) -> None:
+        """A tag of no enrolled deck, or of another deck, turned up in this hand: the hand is
+        void from here on (the game's ruling says how it ends), and its one alert waits for
+        the card to land so that it names the seat."""
+        self._void(uid, "foreign", what, cards, evidence)
+
+    def _void(self, uid: str | None, kind: DefectKind, what: str, cards: list[str],
+              evidence: dict[str, Any]) -> None:
+        ruling = self.game.defect(self, kind, what, cards)
+        self.void = True
+        self.table.void_hand(self.number, self.order, self.ledger.start_stacks, ruling, uid,
+                             evidence)
+
+    # ------------------------------------------------------------------ the table's contract
+    def card_of(self, uid: str) -> str | None:
+        rec = self.tracker.cards.get(uid)
+        return rec.card if rec is not None else None
+
+    def depart(self, zone: str, uid: str, ms: int) -> None:
         if self.live:
-            self.game.defect(self, what, rule)
+            self.tracker.depart(zone, uid, ms)
+
+    def pack_scanned(self, uids: list[str]) -> bool:
+        return self.live and self.game.pack_scanned(self, uids)
+
+    def expire(self, ms: int) -> None:
+        """Before an input at ``ms``: a card out of the shoe too long is lost (EXPOSE-02)."""
+        if self.out_since is not None:
+            self.lost(ms)
+
+    def tick(self, ms: int) -> None:
+        """After an input at ``ms``: a bet that has settled, the action clock run out."""
+        if self.live and (due := self.ledger.tick(ms)):
+            self.money(due)
+
+    def view(self) -> dict[str, Any]:
+        hand = self.tracker
+        return {"street": hand.street, "board": list(hand.board), "active": hand.active,
+                "pot": self.ledger.pot_total if self.live else self.table.carry}
+
+    def in_hand(self, seat: int) -> bool:
+        return seat in self.tracker.seats
+
+    def live_hand(self, seat: int) -> bool:
+        return seat in self.tracker.active
+
+    def small_blind_seat(self) -> int | None:
+        return self.ledger.blind_seats[0]
+
+    def collected(self) -> None:
+        self.outcomes(self.tracker.collected())  # BURN-08: every card collected
+
+    def stacks_counted(self, seats: set[int]) -> None:
+        """The floor counted these seats' chips (cmd/stacks): nothing to keep for them."""
+        del seats
+
+    def uncollected(self) -> bool:
+        return any(r.zone not in ("MUCK", "DECK") for r in self.tracker.cards.values())
+
+    # ------------------------------------------------------------------ physical order
+    def too_early(self, t: str, f: tuple[str, ...], value: int) -> bool:
+        """Would this frame come before something that happened first at the table, whose
+        frame (of another device) may still be on its way? See ``physical_order``."""
+        if not self.live or self.void:
+            return False
+        if (game := self.game.too_early(self, t, f, value)) is not None:
+            return game
+        hand, ledger = self.tracker, self.ledger
+        if t == "DRAW":
+            if hand.pending is not None and hand.pending != f[0]:
+                return True  # the card before it has not landed yet
+            if not hand.card_expected(ledger.betting_over()):
+                return True  # the action that closes the round may be on its way
+            return hand.next_index == 1 and self.game.forced_bets_out(self)
+        if t == "ARR":
+            zone, uid = f[0], f[1]
+            rec = hand.cards.get(uid)
+            if rec is None or rec.zone == "DECK":  # its draw from the shoe may be on its way
+                return self.table.has_shoe and zone != "MUCK"
+            seat = hand.owner(uid) if zone == "MUCK" else None
+            return seat is not None and self._acts_too_early(seat, folds=True)
+        if t == "CHIPS":
+            zone = f[0]
+            rnd = ledger.round
+            now = self.table.zones.get(zone, 0)
+            if zone == "POT":  # the push before the showdown that decides it
+                return value < now and ledger.settled is None and ledger.checked_out is None
+            if rnd is None or not zone.startswith("B") or not zone[1:].isdigit():
+                return False
+            seat = int(zone[1:])
+            booked = rnd.contributed.get(seat, 0)
+            if value < now:
+                # below what is booked while the round is open: the gathering before the action
+                # that completes the round (or a real withdrawal, judged a tolerance later)
+                return value < booked and not rnd.complete and not ledger.completes_round()
+            if value == now:
+                return False  # the reader repeating itself
+            if hand.pending is not None or hand.cards_coming:
+                return True  # a bet while cards are still coming
+            return value > booked and self._acts_too_early(seat)
+        if t == "BTN" and f[0] in ("CHECK", "FOLD") and len(f) > 1 and f[1].isdigit():
+            return self._acts_too_early(int(f[1]), folds=f[0] == "FOLD")
+        return False
+
+    def _acts_too_early(self, seat: int, folds: bool = False) -> bool:
+        """A player acts: too early while cards are still coming, once the round is complete
+        and the next street's cards are still to come (its first card may be on its way), or
+        before the player whose turn it is (after a bet in motion, the next seat's; a player
+        folding right after his own bet waits for whoever acted in between)."""
+        hand, ledger = self.tracker, self.ledger
+        if hand.pending is not None or hand.cards_coming:
+            return True
+        rnd = ledger.round
+        if rnd is not None and rnd.complete and hand.card_expected(True):
+            return True
+        if rnd is None or rnd.complete or seat not in rnd.active:
+            return False
+        pending = ledger.pending
+        if pending is None:
+            nxt = rnd.next_actor
+        elif pending.seat == seat:
+            return folds  # more of his own bet in motion; a fold needs a raise in between
+        else:  # the bet in motion becomes final with this action: the next seat acts then
+            nxt = rnd.seat_after(pending.seat)
+        return nxt is not None and nxt != seat
+
+    def button(self, name: str, args: list[str]) -> bool:
+        """A console button pressed during this hand; False for a name the hand does not
+        know (NEWHAND, MISDEAL and the draws between games are the table's)."""
+        live = self.live
+        seat = int(args[0]) if args and args[0].isdigit() else None
+        if name in CARD_RULINGS and live:
+            self.place_chips_in_motion()
+        if name == "FOLD":
+            if seat is not None:
+                self.outcomes(self.tracker.fold(seat))
+        elif name == "CHECK":
+            if seat is not None and live:
+                self.check(seat)
+        elif (name == "DRAW" and len(args) == 2 and seat is not None and args[1].isdigit()) \
+                or (name == "CARDS_VIEWED" and seat is not None) or name == "SHUFFLE_ERROR":
+            if live and name in self.game.BUTTONS:
+                self.game.button(self, name, args)
+        elif name == "DECLARE":
+            if seat is not None:
+                self.bets.declare(seat)  # BET-10: a raise declared aloud
+        elif name == "TIME":
+            if seat is not None and live:
+                self.clock(seat, self.out.ms)
+        elif name == "PLAYER_ABSENT":
+            if seat is not None and live:
+                self.absent(seat)
+        elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args
+                                               and args[0] == "redress_impossible"):
+            if live:
+                self.outcomes(self.tracker.redress_impossible(self.window_open))
+        elif name == "EXPOSED" and len(args) >= 2 and args[1] == "player":
+            if live:
+                self.self_exposed(args[0])
+        elif name in ("EXPOSED", "BURN_FACE_UP"):
+            if args and live:
+                self.outcomes(self.tracker.exposed(args[0], self.window_open))
+        elif name == "KNOCK":
+            if live:
+                self.knock()
+        elif name in ("SHOWN", "ANNOUNCED", "AWARD", "OBJECTION"):
+            self.showdown.console(name, args, self.ledger, self.tracker, live)
+        elif name in ("BOXED", "BOXED_CARD"):
+            if live:
+                self.outcomes(self.tracker.boxed(args[0] if args else None, self.window_open))
+        elif name != "FLOOR":  # the floor is called: betting and irregularities go on
+            return False
+        return True
 
     # ------------------------------------------------------------------ cards
     def lost(self, ms: int) -> None:
@@ -197,6 +380,8 @@ class HandSession:
         """Turn what the tracker saw into events, alerts and betting state."""
         emit = self.out.emit
         for o in outcomes:
+            if self.void:
+                return  # the rest belongs to a hand nobody follows any more
             if isinstance(o, Dealt):
                 emit(ev.CardDealt, seat=o.seat, n=o.n, index=o.index, face_up=o.face_up,
                      card=o.card if o.face_up else None)
@@ -231,11 +416,12 @@ class HandSession:
 
     def _irregular(self, o: Irregularity) -> None:
         evidence = {"index": o.index, "expected": o.expected, "observed": o.observed}
+        if o.name == "deck_defective_duplicate":  # one alert, once the card has landed
+            self._void(self.tracker.pending, "duplicate", o.message,
+                       [o.card] if o.card else [], evidence)
+            return
         self.out.alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
                        cards=[o.card] if o.card else [], evidence=evidence if o.index else None)
-        if o.name == "deck_defective_duplicate":
-            self.defect("a card that appears twice in the deck", "MISDEAL-10")
-            self.game.duplicate_found(self)
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
             self.game.first_card_misdirected(self, o.seat, str(o.expected))
 
@@ -254,6 +440,8 @@ class HandSession:
             return
         if bet_zone:
             seat = int(zone[1:])
+            if value == 0 < before:
+                self.swept += before  # a bet zone emptied: a gathering, or a push
             if seat not in ledger.order:
                 if value:
                     self.out.alert("action_out_of_turn", "BET-15", "warning",
@@ -263,33 +451,56 @@ class HandSession:
                 return
             self.game.bet_zone_changed(self, seat, value, before)
             self.money(ledger.bet_zone(seat, value, ms))
+            if value < before and self.live and ledger.settled is not None \
+                    and self._no_chips_in_play():
+                self.end()  # pushed to the winner straight from the bet zones (a walk, say)
         elif zone == "POT":
             if value > before:
                 self.money(ledger.finalize())
-                self._check_gathered(value)
+                self._check_gathered(value, gathering=self.swept > 0)
             elif value < before:
                 self.game.pot_shrank(self, before, value)
+            if value != before:
+                self.swept = 0
             if before > 0 and value == 0 and ledger.settled is not None:
                 self.end()
 
-    def _check_gathered(self, pot: int) -> None:
-        """After a gathering the POT zone should hold exactly the chips of finished rounds."""
+    def _no_chips_in_play(self) -> bool:
+        """The pot and every bet zone of the hand are empty."""
+        zones = self.table.zones
+        return not zones.get("POT") and not any(
+            zones.get(f"B{seat}") for seat in self.tracker.order)
+
+    def _check_gathered(self, pot: int, gathering: bool) -> None:
+        """After a gathering the POT zone should hold exactly the chips of finished rounds.
+
+        A pot that grew while no bet zone emptied is no gathering (the antes going in, even
+        when the blinds already closed the round), and chips still lying in the bet zones
+        are not missing."""
         ledger = self.ledger
+        if ledger.settled is not None:
+            return  # the hand is decided: everything goes to the middle before the push
         expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
+        zones = self.table.zones
+        in_zones = sum(zones.get(f"B{seat}", 0) for seat in self.tracker.order)
+        short = ledger.pot_total - pot - in_zones
+        if short > 0 and gathering and not ledger.betting_open \
+                and (back := ledger.handed_back_whole(short)) is not None:
+            self.money([back])  # a bet nobody could call went back whole, not into the pot
+            expected, short = ledger.pot_total, 0
         if pot > expected:
             self.out.alert("chips_added_mid_hand", "BET-23", "warning",
                            f"the pot holds {pot}, but only {expected} was bet into it",
                            remedy="check the pot: chips were added that no player bet")
-        elif pot < expected and not ledger.betting_open and ledger.settled is None:
+        elif short > 0 and gathering and not ledger.betting_open and ledger.settled is None:
             self.out.alert("chips_removed_from_table", "TABLE-06", "critical",
                            f"the pot holds {pot} after gathering, but {expected} was bet",
                            remedy="stop: find the missing chips before the hand goes on")
 
     def money(self, outcomes: list[LedgerOutcome]) -> None:
         """Turn what the ledger booked into events and alerts."""
-        if not outcomes:
+        if not outcomes or self.void:
             return
-        ledger = self.ledger
         for o in outcomes:
             if isinstance(o, Posted):
                 self.out.emit(ev.Action, seat=o.seat, action=o.action, amount=o.amount,
@@ -305,7 +516,7 @@ class HandSession:
                 if o.street == self.game.first_street:
                     self.game.first_round_action(self, d.seat, d.action)
                 self.out.emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount,
-                              to=d.to, stack=ledger.stacks[d.seat], pot=ledger.pot_total)
+                              to=d.to, stack=o.stack, pot=o.pot)
                 if d.action == "fold" and not o.deemed:
                     self.out.alert("fold_recorded", self.game.fold_rule, "info",
                                    f"seat {d.seat} folded; the cards may not be picked up "
@@ -331,6 +542,8 @@ class HandSession:
         """MISDEAL-01: the first voluntary action of the first round closes the window."""
         if self.window_open and action in ("call", "bet", "raise", "all_in", "fold"):
             self.window_open = False
+            if not self.game.misdeal_window:
+                return  # draw has no misdeal window: a defective deck is a redeal (DECK-06)
             self.out.alert("misdeal_window_closed", "MISDEAL-01", "info",
                            f"seat {seat} acted: from now on a misdeal is no longer possible",
                            seat=seat)
@@ -361,6 +574,11 @@ class HandSession:
 
     def settled(self, st: Settled) -> None:
         """The pots are decided: the floor's record, the hands shown, the awards."""
+        if not st.uncontested:
+            order = [s.seat for s in st.showdown]
+            self.out.alert("showdown_order", self.game.show_rule, "info",
+                           "showing order: " + ", ".join(f"seat {s}" for s in order),
+                           seat=order[0] if order else None)
         self.report.settled(st)
         for n, shown in enumerate(st.showdown, 1):
             self.out.emit(ev.Showdown, seat=shown.seat, order=n, tabled=shown.tabled,
@@ -463,15 +681,21 @@ class HandSession:
         for seat, stack in stacks.items():
             if seat in players:
                 players[seat].stack = stack
+        unverified = self.table.unverified
         self.out.emit(ev.HandEnded, reason=reason,
-                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack)
+                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack,
+                                          unverified=s in unverified)
                               for s in hand.order if s in players],
                       board=list(hand.board), cards_used=hand.next_index - 1, **extra)
         if done:
             hand.ended = True
 
     def end(self) -> None:
-        """The hand is over: settled when the pots are decided, cancelled otherwise."""
+        """The hand is over: settled when the pots are decided, cancelled otherwise. While a
+        device is away its result cannot be vouched for: the hand ends untracked instead."""
+        if self.table.continuity.in_doubt and self.live:
+            self.out.doubted = True  # its result cannot be vouched for: it ends untracked
+            return
         hand, ledger = self.tracker, self.ledger
         self.money(ledger.finalize())
         settled = ledger.settled
@@ -480,7 +704,7 @@ class HandSession:
             stacks = dict(ledger.start_stacks)  # an unfinished hand gives every chip back
         else:
             reason = "uncontested" if settled.uncontested else "showdown"
-            stacks = dict(ledger.stacks)
+            stacks = ledger.shown_stacks()
         self.hand_ended(reason, stacks, done=False)
         if settled is not None and self.book is not None:
             s = self.table.s

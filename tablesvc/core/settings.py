@@ -26,6 +26,8 @@ class TableSettings:
     all_check: str = "carry_over"  # draw.second_round_all_check
     qualification_table: bool = False  # he.qualification_table (SHOW-03, A-20)
     motion_ms: int = 800  # T_motion: chip arrivals further apart are separate motions (BET-10)
+    order_tolerance_ms: int = 50  # frames of different devices this close may be out of order
+    max_stack: int = 1_000_000_000  # the largest stack a command may give (game.max_stack)
 
 
 @dataclass(slots=True)

@@ -6,23 +6,31 @@ possible, and why nothing here reads a clock, a file or a socket.
 
 The table keeps only what outlives a hand: the seats and stacks, the button, the devices, the
 registries, the deck in play since the last shuffle, a pot carried over, the event sequence.
-A hand is a ``HandSession`` (``tablesvc.core.session``) created at NEWHAND; the game it plays
-is a ``Variant`` (``tablesvc.core.variants``), which the table never asks about.
+A hand (``tablesvc.core.hand.Hand``) is created at NEWHAND: a ``HandSession`` followed against
+the rules, an ``UntrackedHand`` when the service cannot follow it, or a ``ButtonSearch`` while
+the button is not known; the table hands every input to it and never asks which it is. The
+controller's commands are ``tablesvc.core.controller``'s; whether the table is still seen
+whole (devices away, frames lost, a restart) is ``tablesvc.core.continuity``'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import traceback
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from drivers.devices import get_kind
 from drivers.tsp import Frame
-from tablesvc.core import commands as c
 from tablesvc.core import events as ev
+from tablesvc.core.button_search import ButtonSearch
 from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDrawTie
 from tablesvc.core.cards import DeckRegistry
-from tablesvc.core.commands import CommandError, parse_command
+from tablesvc.core.commands import COMMAND_CHECKS
+from tablesvc.core.continuity import Continuity
+from tablesvc.core.controller import run_command
+from tablesvc.core.defects import DefectRuling
 from tablesvc.core.emitter import Emitter, Note, Output, Reply
+from tablesvc.core.hand import Hand
 from tablesvc.core.inputs import (
     Command,
     FrameIn,
@@ -34,13 +42,21 @@ from tablesvc.core.inputs import (
 from tablesvc.core.links import STALE_AFTER_MS, Link, expire, port_change, receive
 from tablesvc.core.monitors.deck_integrity import DeckIntegrity
 from tablesvc.core.monitors.showdown_console import ShowdownConsole
+from tablesvc.core.physical_order import PhysicalOrder
 from tablesvc.core.session import HandSession, is_card_zone
 from tablesvc.core.settings import Player, TableSettings, seat_zone
+from tablesvc.core.untracked import DeferredAlert, UntrackedHand
 from tablesvc.core.variants import variant_for
 
 __all__ = ["Note", "Output", "Player", "Reply", "TableCore", "TableSettings"]
 
-CARD_RULINGS = frozenset({"EXPOSED", "BURN_FACE_UP", "BOXED", "BOXED_CARD"})
+# console buttons the table knows that mean nothing while no hand is under way
+HAND_BUTTONS = frozenset({
+    "FOLD", "CHECK", "DRAW", "CARDS_VIEWED", "SHUFFLE_ERROR", "DECLARE", "TIME",
+    "PLAYER_ABSENT", "REDRESS_IMPOSSIBLE", "EXPOSED", "BURN_FACE_UP", "KNOCK", "BOXED",
+    "BOXED_CARD", "FLOOR"})
+SIGNIFICANT = frozenset({"DRAW", "ARR", "DEP", "RET", "BTN", "DECK"})
+"""Frame types that move the hand on (chip inventories count when they change)."""
 
 
 class TableCore:
@@ -49,14 +65,14 @@ class TableCore:
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "DEAL-01": ("deal_without_shuffle",),
         "BOARD-06": ("card_after_hand_end",),
-        "TABLE-00": ("publish_refused", "device_fault", "player_count_out_of_range"),
+        "TABLE-00": ("publish_refused", "device_fault", "player_count_out_of_range",
+                     "button_found", "internal_error"),
         "TABLE-01": ("player_seated",),
         "TABLE-02": ("seated_between_button_and_sb",),
         "TABLE-05": ("foreign_chips_on_table",),
         "TABLE-07": ("player_eliminated",),
         "SEAT-08": ("seat_draw_tie", "seat_draw_result"),
         "SEAT-09": ("first_dealer_determined",),
-        "DRAW-10": ("rule_suspended", "rule_restored"),
     }
 
     def __init__(
@@ -76,29 +92,54 @@ class TableCore:
         }
         self.has_shoe = any(k == "shoe" for k in settings.devices.values())
         self.out = Emitter(settings.venue, settings.table, self._current_hand)
+        self.continuity = Continuity(self.out, self.links)
+        self.order = PhysicalOrder(settings.order_tolerance_ms)
         self.boot = 0
         self.hand_no = 0
         # the hand under way, or the last one until the next NEWHAND collects its cards
-        self.session: HandSession | None = None
+        self.session: Hand | None = None
         self.deck = DeckIntegrity(decks, self.out)  # the deck in play since the shuffle
         self.carry = 0  # draw5: the pot carried over from a checked-out game (POT-10)
         self.next_button: int | None = None
         self.button: int | None = None
+        self.button_known = True  # False after a hand whose NEWHAND the service did not see
+        self.unverified: set[int] = set()  # seats whose stacks an untracked hand may have changed
         self.zones: dict[str, int] = {}  # chip zone -> value
         self.zone_chips: dict[str, int] = {}  # chips (pieces) last seen in each zone
         self.card_draw: CardDraw | None = None  # a seating or first-dealer draw (SEAT-08/09)
         self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.passed_over: int | None = None  # TABLE-02: a newcomer the button moves past
+        # how commands are checked: strictly, unless the journal's last start record is of a
+        # version that checked them laxly (its journal must replay as it was published)
+        self.command_checks = COMMAND_CHECKS
 
     # ------------------------------------------------------------------ entry points
     def apply(self, inp: Input) -> Output:
+        """One input. Should the core fail on it, nothing it began is published: its events
+        are dropped with their seqs (the feed stays gapless), the hand under way becomes
+        untracked, and one ``internal_error`` alert says so (the note carries the trace)."""
         out = self.out.begin(inp.ts, inp.ms)
+        try:
+            self._apply(inp)
+        except Exception as exc:
+            self._failed(inp, exc)
+        return out
+
+    def _apply(self, inp: Input) -> None:
         ms = inp.ms
+        out = self.out
+        hand = self.session
+        out.doubt = self.continuity.in_doubt or (hand is not None and hand.doubt is not None)
+        if isinstance(inp, ServiceStart):
+            # before the devices' timers: the service was not listening, which is no device's
+            # fault, so a restart after more than the stale time raises no device_offline
+            self.continuity.service_started(ms)
+        if self.order.held:
+            self._release(ms)  # what waited long enough came first: it goes first
         self._expire(ms)
-        session = self.session
-        if session is not None and session.out_since is not None:
-            session.lost(ms)
+        if self.session is not None:
+            self.session.expire(ms)
         if isinstance(inp, FrameIn):
             self._frame(inp)
         elif isinstance(inp, Command):
@@ -106,6 +147,7 @@ class TableCore:
         elif isinstance(inp, PortChange):
             self._port(inp)
         elif isinstance(inp, ServiceStart):
+            self.command_checks = inp.command_checks
             self.boot += 1
             self.out.emit(ev.ServiceStarted, version=inp.version, boot=self.boot)
         elif isinstance(inp, PublishRefused):
@@ -113,16 +155,46 @@ class TableCore:
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
                            "delivered and will not be retried", remedy="check the broker ACL "
                            "for this table's user")
-        session = self.session  # NEWHAND may have begun a new one
-        if session is not None and session.live and (due := session.ledger.tick(ms)):
-            session.money(due)
-        return out
+        if self.order.held:
+            self._release(ms)
+        if self.session is not None:  # NEWHAND may have begun a new one
+            self.session.tick(ms)
+        if out.doubted:
+            self._in_doubt()
+
+    def _in_doubt(self) -> None:
+        """A rule alert came while the service may not have seen everything (a device away,
+        a restart not every device has answered since, frames lost in this hand): what it
+        missed may be all there is to it, so the hand is no longer followed, and the alert is
+        not raised."""
+        self.out.doubted = False
+        hand = self.session
+        if hand is not None and hand.live and hand.tracked:
+            why, quiet = self.continuity.doubt()
+            if why is None:
+                why, quiet = hand.doubt or "what the service missed", False
+            self.untrack(hand, why, quiet=quiet)
+
+    def _failed(self, inp: Input, exc: Exception) -> None:
+        self.out.rollback()
+        hand = self.session
+        if hand is not None and hand.live and hand.tracked:
+            self.untrack(hand, "the service failed on one of its inputs", quiet=True)
+        self.out.alert("internal_error", "TABLE-00", "critical",
+                       f"the service failed on an input ({type(exc).__name__}); the hand under "
+                       "way is no longer checked", remedy="the hand goes on; report the "
+                       "service log of this moment to the maintainers; tracking starts again "
+                       "with the next NEWHAND")
+        self.out.note("error", "the core failed on an input", input=type(inp).__name__,
+                      ts=inp.ts, trace=_trace(exc))
 
     def next_deadline(self) -> int | None:
         """The input timestamp at which a Tick would change something, if any."""
         times = [t for link in self.links.values()
                  for t in (link.stale_deadline(), link.dirty_deadline()) if t is not None]
         if self.session is not None and (t := self.session.deadline()) is not None:
+            times.append(t)
+        if (t := self.order.deadline()) is not None:
             times.append(t)
         return min(times) if times else None
 
@@ -140,24 +212,29 @@ class TableCore:
         return self.session is not None and self.session.live
 
     def _current_hand(self) -> int | None:
-        return self.hand_no if self.in_hand else None
+        return self.session.number if self.in_hand and self.session is not None else None
 
     def snapshot(self) -> dict[str, Any]:
         """The public state for late joiners (retained ``state`` topic): no hidden card."""
-        session = self.session
-        hand = session.tracker if session else None
+        hand = self.session
+        view = hand.view() if hand is not None else {}
         in_hand = self.in_hand
+        players = []
+        for p in sorted(self.players.values(), key=lambda p: p.seat):
+            entry: dict[str, Any] = {"seat": p.seat, "name": p.name, "stack": p.stack}
+            if p.seat in self.unverified:
+                entry["unverified"] = True
+            players.append(entry)
         return {
-            "hand": self.hand_no if hand else None,
+            "hand": hand.number if hand is not None else None,
             "variant": self.s.variant,
             "in_hand": in_hand,
             "button": self.button,
-            "street": hand.street if hand else None,
-            "board": list(hand.board) if hand else [],
-            "active": hand.active if hand else [],
-            "pot": session.ledger.pot_total if session and in_hand else self.carry,
-            "players": [{"seat": p.seat, "name": p.name, "stack": p.stack}
-                        for p in sorted(self.players.values(), key=lambda p: p.seat)],
+            "street": view.get("street"),
+            "board": view.get("board", []),
+            "active": view.get("active", []),
+            "pot": view.get("pot", 0) if in_hand else self.carry,
+            "players": players,
             "devices": {n: link.state for n, link in self.links.items()},
             "open_alerts": [{"id": k, "name": v} for k, v in self.out.open_alerts.items()],
             "last_seq": self.out.seq,
@@ -175,6 +252,8 @@ class TableCore:
                       detail=link.detail)
         link.last_status_ms = ms
         link.dirty = False
+        if (link.state == "online") == (link.name in self.continuity.away):
+            self.continuity.health_changed(link)
 
     def _expire(self, ms: int) -> None:
         for link in self.links.values():
@@ -199,8 +278,11 @@ class TableCore:
         if link is None:
             self.out.note("warning", "frame from an unconfigured device", device=inp.src)
             return
+        lost = link.counters.lost
+        seen = link.last_type is not None
         got = receive(link, inp.frame, inp.ms)
-        if got.frame is None:
+        frame = got.frame
+        if frame is None:
             self.out.note("warning", "frame dropped", device=inp.src, reason=got.dropped,
                           length=len(inp.frame))
             if got.status_changed or inp.ms >= link.last_status_ms + 1000:
@@ -208,29 +290,101 @@ class TableCore:
             return
         if got.status_changed or (link.dirty and inp.ms >= link.last_status_ms + 1000):
             self._status(link, inp.ms)
-        self._dispatch(link, got.frame)
+        if self.continuity.awaiting:
+            self.continuity.heard(link.name)
+        if link.counters.lost != lost or (frame.type == "HELLO" and seen):
+            self._frames_lost(link, link.counters.lost - lost)
+        elif self.continuity.away and (frame.type in SIGNIFICANT or (frame.type == "CHIPS"
+                                       and self._chips_change(frame))):
+            self._while_away(link)
+        if self.order.busy(link.name) or self._too_early(link, frame):
+            self.order.hold(link, frame, inp.ms)
+        else:
+            self._dispatch(link, frame)
+
+    # ------------------------------------------------------------------ physical order
+    def _too_early(self, link: Link, frame: Frame) -> bool:
+        """Would this frame, taken now, come before something that happened first at the table
+        but whose frame (of another device) is still on its way? (``physical_order``)"""
+        if not self.order.tolerance_ms:
+            return False
+        t, f = frame.type, frame.fields
+        hand = self.session
+        live = hand is not None and hand.live
+        if t == "DRAW":
+            if not live:  # the NEWHAND may be on its way
+                return self.card_draw is None and not self.after_misdeal
+        elif t == "BTN":
+            if f[0] == "NEWHAND":  # the last hand's cards may still be on their way to the muck
+                return hand is not None and hand.uncollected()
+        elif t not in ("ARR", "CHIPS"):
+            return False
+        if t == "ARR" and self.order.holds_draw(f[1]):
+            return True  # a card cannot land before it left the shoe
+        if hand is None or not live:
+            # a card landing in play while no hand runs left the shoe first: its draw, and
+            # the NEWHAND before it (or the news that it was missed), may still be on the way
+            return (t == "ARR" and self.has_shoe and f[0] != "MUCK"
+                    and self.card_draw is None)
+        value = self._chips_value(f[1]) if t == "CHIPS" else 0
+        return hand.too_early(t, f, value)
+
+    def _release(self, now: int) -> None:
+        """Frames held back that may go on now, oldest first, until none may."""
+        while (ready := self.order.next_ready(now, self._too_early)) is not None:
+            self._dispatch(ready[0], ready[1])
+
+    def _frames_lost(self, link: Link, count: int) -> None:
+        """Frames of ``link`` went missing, or it restarted (its seq starts again, so what it
+        sent before may be lost). They may have been heartbeats: the hand goes on in doubt,
+        and if anything in it then does not fit, it is untracked instead of raising an alert
+        about it."""
+        self.continuity.frames_lost(link)
+        hand = self.session
+        if hand is None or not hand.live or not hand.tracked:
+            return
+        what = (f"{count} frame(s) of {link.name} were lost" if count
+                else f"{link.name} restarted (what it sent before may be lost)")
+        hand.doubt = hand.doubt or what
+        self.out.doubt = True
+        self.out.note("warning", "frames lost", device=link.name, count=count,
+                      hand=hand.number)
+
+    def _while_away(self, link: Link) -> None:
+        """Something happened at the table while another device's cable is out: it could not
+        see it, and its frames of that time are lost for good. (A device that only fell
+        silent tells, when it is back, whether it missed anything: its seq.)"""
+        away = self.continuity.away_while(link.name, "offline")
+        hand = self.session
+        if away is not None and hand is not None and hand.live and hand.tracked:
+            self.untrack(hand, f"{away} is {self.continuity.away[away]} while the hand goes on",
+                         quiet=self.continuity.quiet(away))
+
+    def _chips_change(self, frame: Frame) -> bool:
+        uids = frame.fields[1]
+        return len(uids.split(" ") if uids else []) != self.zone_chips.get(frame.fields[0], 0)
 
     def _dispatch(self, link: Link, frame: Frame) -> None:
         t, f = frame.type, frame.fields
-        session = self.session
-        live = session is not None and session.live
+        hand = self.session
+        live = hand is not None and hand.live
         if t == "DRAW":
             self._card_out(f[0], f[1] == "U")
         elif t == "ARR":
             self._arrive(f[0], f[1])
         elif t == "DEP":
-            if session is not None and live:
-                session.tracker.depart(f[0], f[1], self.out.ms)
+            if hand is not None and live:
+                hand.depart(f[0], f[1], self.out.ms)
         elif t == "RET":
-            if session is not None:
-                session.returned(f[0], bottom=f[1] == "B")
+            if hand is not None:
+                hand.returned(f[0], bottom=f[1] == "B")
         elif t == "CHIPS":
             self._chips(f[0], f[1], self.out.ms)
         elif t == "BTN":
             self._button(f[0], list(f[1:]))
         elif t == "DECK":
             uids = f[0].split(" ") if f[0] else []
-            if session is None or not live or not session.game.pack_scanned(session, uids):
+            if hand is None or not live or not hand.pack_scanned(uids):
                 self.deck.scan(uids, live)
         elif t == "ERR":
             self.out.alert("device_fault", "TABLE-00", "warning",
@@ -241,11 +395,17 @@ class TableCore:
     def _card_out(self, uid: str, face_up: bool) -> None:
         if self.card_draw is not None and not self.in_hand:
             return  # a seating or dealer draw: the seat zone says who got the card
-        session = self.session
-        card = self.deck.identify(uid, session)
+        hand = self.session
+        if (hand is None or not hand.live) and self.continuity.start_unseen \
+                and not self.after_misdeal:
+            hand = self._missed_hand("a card was dealt, but the service did not see this "
+                                     "hand's NEWHAND")
+        if hand is not None and hand.live and not hand.tracked:
+            return  # not followed: nothing to identify
+        card = self.deck.identify(uid, hand)
         if card is None:
             return
-        if session is None or not session.live:
+        if hand is None or not hand.live:
             if self.after_misdeal:
                 self.out.alert("deal_without_shuffle", "DEAL-01", "critical",
                                "a card left the shoe after the misdeal, before the reshuffle",
@@ -257,30 +417,41 @@ class TableCore:
                            remedy="put the card back; press NEWHAND after the shuffle to start "
                            "a hand", cards=[card])
             return
-        session.card_out(uid, card, face_up, self.out.ms)
+        hand.card_out(uid, card, face_up, self.out.ms)
 
     def _arrive(self, zone: str, uid: str) -> None:
         if self.card_draw is not None and not self.in_hand:
             self._card_drawn(zone, uid)
             return
-        session = self.session
-        if session is None:
+        hand = self.session
+        if (hand is None or not hand.live) and self.continuity.start_unseen \
+                and not self.has_shoe and zone != "MUCK":
+            hand = self._missed_hand("a card was dealt, but the service did not see this "
+                                     "hand's NEWHAND")
+        if hand is None:
             return
-        rec = session.tracker.cards.get(uid)
-        if rec is None:
-            if self.has_shoe and zone in ("MUCK",):
+        if not hand.tracked:
+            hand.arrive(zone, uid, "", self.out.ms)
+            return
+        card = hand.card_of(uid)
+        if card is None:
+            if self.has_shoe and zone == "MUCK":
                 return  # collection of a card that never left the shoe in this hand
-            card = self.deck.identify(uid, session)
+            card = self.deck.identify(uid, hand)
             if card is None:
+                if self.session is not hand and self.session is not None:
+                    self.session.arrive(zone, uid, "", self.out.ms)  # the hand it voided
                 return
-        else:
-            card = rec.card
         if not is_card_zone(zone, self.s.seats):
             self.out.note("warning", "card read in an unknown zone", zone=zone)
             return
-        session.arrive(zone, uid, card, self.out.ms)
+        hand.arrive(zone, uid, card, self.out.ms)
 
     # ------------------------------------------------------------------ chips
+    def _chips_value(self, uids: str) -> int:
+        values = self.chip_values
+        return sum(values.get(uid, 0) for uid in uids.split(" ")) if uids else 0
+
     def _chips(self, zone: str, uids: str, ms: int) -> None:
         value, unknown = 0, 0
         chips = uids.split(" ") if uids else []
@@ -305,62 +476,22 @@ class TableCore:
 
     # ------------------------------------------------------------------ console
     def _button(self, name: str, args: list[str]) -> None:
-        session = self.session
-        live = session is not None and session.live
-        if name in CARD_RULINGS and session is not None and live:
-            session.place_chips_in_motion()
+        hand = self.session
         if name == "NEWHAND":
             self._new_hand()
-        elif name == "FOLD" and args and args[0].isdigit() and session is not None:
-            session.outcomes(session.tracker.fold(int(args[0])))
-        elif name == "CHECK" and args and args[0].isdigit():
-            if session is not None and live:
-                session.check(int(args[0]))
         elif name in ("MISDEAL", "REDEAL"):
             self._misdeal("the dealer declared a misdeal" if name == "MISDEAL"
                           else "the game is dealt again")
-        elif (name == "DRAW" and len(args) == 2 and args[0].isdigit() and args[1].isdigit()) \
-                or (name == "CARDS_VIEWED" and args and args[0].isdigit()) \
-                or name == "SHUFFLE_ERROR":
-            if session is not None and live and name in session.game.BUTTONS:
-                session.game.button(session, name, args)
-        elif name == "DECLARE" and args and args[0].isdigit():
-            if session is not None:
-                session.bets.declare(int(args[0]))  # BET-10: a raise declared aloud
-        elif name == "TIME" and args and args[0].isdigit():
-            if session is not None and live:
-                session.clock(int(args[0]), self.out.ms)
-        elif name == "PLAYER_ABSENT" and args and args[0].isdigit():
-            if session is not None and live:
-                session.absent(int(args[0]))
-        elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args
-                                               and args[0] == "redress_impossible"):
-            if session is not None and live:
-                session.outcomes(session.tracker.redress_impossible(session.window_open))
-        elif name == "EXPOSED" and len(args) >= 2 and args[1] == "player":
-            if session is not None and live:
-                session.self_exposed(args[0])
-        elif name in ("EXPOSED", "BURN_FACE_UP") and args:
-            if session is not None and live:
-                session.outcomes(session.tracker.exposed(args[0], session.window_open))
         elif name in ("SEAT_DRAW", "DEALER_DRAW"):
             self._card_draw_button("seats" if name == "SEAT_DRAW" else "dealer")
-        elif name == "KNOCK":
-            if session is not None and live:
-                session.knock()
+        elif hand is not None:
+            if not hand.button(name, args):
+                self.out.note("warning", "unknown console button", button=name)
         elif name in ("SHOWN", "ANNOUNCED", "AWARD", "OBJECTION"):
-            if session is not None:
-                session.showdown.console(name, args, session.ledger, session.tracker, live)
-            else:  # no hand yet: only an objection has something to say
-                ShowdownConsole(self.out, self.s.qualification_table, False).console(
-                    name, args, None, None, False)
-        elif name in ("BOXED", "BOXED_CARD"):
-            if session is not None and live:
-                session.outcomes(session.tracker.boxed(args[0] if args else None,
-                                                       session.window_open))
-        elif name == "FLOOR":
-            pass  # betting and irregularities are tracked by later rule sets
-        else:
+            # no hand yet: only an objection has something to say
+            ShowdownConsole(self.out, self.s.qualification_table, False).console(
+                name, args, None, None, False)
+        elif name not in HAND_BUTTONS:
             self.out.note("warning", "unknown console button", button=name)
 
     def _card_draw_button(self, kind: str) -> None:
@@ -401,10 +532,16 @@ class TableCore:
     def _new_hand(self) -> None:
         self.card_draw = None
         previous = self.session
+        if previous is not None and previous.live and previous.tracked \
+                and self.continuity.in_doubt:
+            why, quiet = self.continuity.doubt()
+            self.untrack(previous, why or "", quiet=quiet)
+            previous = self.session
         if previous is not None and previous.live:
             previous.end()
         if previous is not None:
-            previous.outcomes(previous.tracker.collected())  # BURN-08: every card collected
+            previous.collected()
+        self.continuity.new_hand()
         seated = sorted(s for s, p in self.players.items() if p.stack > 0)
         if len(seated) < 2:
             self.out.alert("player_count_out_of_range", "TABLE-00", "warning",
@@ -412,7 +549,13 @@ class TableCore:
                            "needs 2", remedy="seat players with cmd/seat before dealing")
             self.session = None
             return
-        button = self._next_button(seated)
+        if not self.button_known:
+            self.keep_button = False
+            self.session = ButtonSearch(self, seated)  # dealt in once the button shows
+            return
+        self._deal_in(seated, self._next_button(seated))
+
+    def _deal_in(self, seated: list[int], button: int) -> HandSession:
         self.button = button
         self.hand_no += 1
         self.deck = DeckIntegrity(self.decks, self.out)
@@ -420,9 +563,60 @@ class TableCore:
         game = variant_for(self.s)
         tracker, ledger, book = game.deal_in(
             seated, button, self.players, unit=min(self.chip_values.values(), default=1),
-            carried=self.carry)
-        self.session = HandSession(self, game, self.hand_no, tracker, ledger, book)
-        self.session.start()
+            carried=self.carry, unverified=self.unverified)
+        session = HandSession(self, game, self.hand_no, tracker, ledger, book)
+        self.session = session
+        self.out.doubted = False  # a doubt was about the hand before
+        session.start()
+        away = next(iter(self.continuity.away), None)
+        if away is not None:
+            self.untrack(session, f"{away} was {self.continuity.away[away]} at the deal",
+                         quiet=self.continuity.quiet(away))
+        return session
+
+    def button_found(self, search: ButtonSearch, button: int, how: str) -> None:
+        """The table showed where the button is: the hand is dealt in there, and gets what
+        the sensors reported since its NEWHAND."""
+        self.button_known = True
+        self.out.alert("button_found", "TABLE-00", "info",
+                       f"the button was not known after a hand the service did not follow: "
+                       f"{how}, so the button is at seat {button}", seat=button)
+        hand: Hand = self._deal_in(search.seated, button)
+        for held in search.held:
+            held(hand if self.session is None else self.session)
+
+    def _missed_hand(self, reason: str) -> UntrackedHand:
+        """A hand is being dealt whose NEWHAND the service did not see."""
+        self.continuity.new_hand()
+        self.button_known = False
+        self.hand_no += 1
+        previous = self.session
+        if previous is not None:
+            previous.collected()
+        seated = tuple(sorted(s for s, p in self.players.items() if p.stack > 0))
+        hand = UntrackedHand(self, self.hand_no, "untracked", reason, order=seated)
+        self.session = hand
+        return hand
+
+    def untrack(self, hand: Hand, reason: str, quiet: bool = False) -> None:
+        """The hand under way can no longer be followed: it goes on untracked."""
+        start = getattr(getattr(hand, "ledger", None), "start_stacks", None)
+        self.session = UntrackedHand(self, hand.number, "untracked", reason,
+                                     order=hand.order, start_stacks=start, quiet=quiet)
+
+    def void_hand(self, number: int, order: tuple[int, ...], start_stacks: Mapping[int, int],
+                  ruling: DefectRuling, uid: str | None, evidence: dict[str, Any]) -> None:
+        """A defective deck voids the hand: its one alert waits for the card to land."""
+        deferred = DeferredAlert(uid or "", ruling.raise_alert, evidence,
+                                 self.out.ms + self.s.deliver_ms)
+        void = UntrackedHand(self, number, "void", "the deck is defective", order=order,
+                             start_stacks=start_stacks, deferred=deferred if uid else None)
+        self.session = void
+        self.keep_button = True  # the same hand is dealt again (R10) or replayed (A-07)
+        if not uid:
+            ruling.raise_alert(self.out, None, "where it went is not known", evidence)
+        if ruling.cancel_now:
+            void.cancel_now()
 
     def _next_button(self, seated: list[int]) -> int:
         if self.keep_button and self.button in seated:
@@ -442,21 +636,24 @@ class TableCore:
         later = [s for s in seated if s > start]
         return later[0] if later else seated[0]
 
-    def _seated(self, seat: int, name: str) -> None:
+    def seated(self, seat: int, name: str) -> None:
         """TABLE-01/02: a newcomer takes his seat's position, except between button and SB."""
         self.out.alert("player_seated", "TABLE-01", "info",
                        f"{name} takes seat {seat}, with the rights and duties of its position",
                        seat=seat)
         button = self.button
-        if button is None or self.session is None:
+        sb = self.session.small_blind_seat() if self.session is not None else None
+        if button is None or sb is None:
             return
-        sb = self.session.ledger.blind_seats[0]
         between = (button < seat < sb) if button < sb else (seat > button or seat < sb)
         if between and seat not in (button, sb):
             self.passed_over = seat
             self.out.alert("seated_between_button_and_sb", "TABLE-02", "info",
                            f"seat {seat} is between the button and the small blind: no entry "
                            "there, so the button moves past it next hand", seat=seat)
+
+    def misdeal(self, why: str) -> bool:
+        return self._misdeal(why)
 
     def _misdeal(self, why: str) -> bool:
         """R10: the hand is void, every chip goes back, the next deal keeps the button."""
@@ -468,7 +665,7 @@ class TableCore:
         self.keep_button = True
         self.out.open_alerts = {k: v for k, v in self.out.open_alerts.items()
                                 if v not in ("misdeal_required",)}
-        self.out.note("info", "misdeal", reason=why, hand=self.hand_no)
+        self.out.note("info", "misdeal", reason=why, hand=session.number)
         return True
 
     def eliminate(self, order: tuple[int, ...]) -> None:
@@ -477,99 +674,20 @@ class TableCore:
             p = self.players.get(seat)
             if p is not None and p.stack == 0:
                 del self.players[seat]
+                self.unverified.discard(seat)
                 self.out.alert("player_eliminated", "TABLE-07", "info",
                                f"seat {seat} ({p.name}) has no chips left and leaves the table",
                                seat=seat, hand=self.hand_no)
 
     # ------------------------------------------------------------------ commands
     def _command(self, inp: Command) -> None:
-        request_id = inp.body.get("request_id")
-        try:
-            parsed = parse_command(inp.cmd, inp.body)
-            data = self._run_command(parsed)
-        except CommandError as err:
-            self.out.reply(Reply(inp.cmd, request_id, False, str(err)))
-            self.out.note("info", "command refused", cmd=inp.cmd, error=str(err))
-            return
-        self.out.reply(Reply(inp.cmd, request_id, True, None, data))
+        run_command(self, inp)
 
-    def _declare(self, cmd: Any) -> Any:
-        if cmd.ruling in ("suspend_rule", "restore_rule"):
-            return self._suspend(cmd)
-        session = self.session
-        if session is None or not session.live:
-            raise CommandError("no hand is running")
-        if cmd.ruling == "misdeal":
-            self._misdeal(f"floor ruling: {cmd.reason or 'misdeal'}")
-            return {"ruling": "misdeal", "hand": self.hand_no}
-        return session.rule_dead(cmd.seat, cmd.ruling, cmd.reason)
 
-    def _suspend(self, cmd: Any) -> Any:
-        """DRAW-10: all players agree to set a rule aside; its alerts become info."""
-        suspended = self.out.suspended
-        if cmd.rule is None:
-            raise CommandError(f"{cmd.ruling} needs the rule ID, e.g. \"rule\": \"SEAT-10\"")
-        if cmd.ruling == "restore_rule":
-            if suspended.pop(cmd.rule, None) is None:
-                raise CommandError(f"rule {cmd.rule} is not suspended; suspended: "
-                                   f"{', '.join(sorted(suspended)) or 'none'}")
-            self.out.alert("rule_restored", "DRAW-10", "info", f"rule {cmd.rule} applies again")
-            return {"restored": cmd.rule}
-        suspended[cmd.rule] = cmd.reason
-        self.out.alert("rule_suspended", "DRAW-10", "info",
-                       f"the players agreed to suspend rule {cmd.rule}"
-                       + (f" ({cmd.reason})" if cmd.reason else "")
-                       + ": its alerts are reported as info until it is restored")
-        return {"suspended": sorted(suspended)}
-
-    def _run_command(self, cmd: Any) -> Any:
-        session = self.session
-        hand = session.tracker if session is not None and session.live else None
-        if isinstance(cmd, c.SeatCmd):
-            if cmd.seat > self.s.seats:
-                raise CommandError(f"seat {cmd.seat} does not exist (table has "
-                                   f"{self.s.seats} seats)")
-            if hand is not None and cmd.seat in hand.seats:
-                raise CommandError(f"seat {cmd.seat} is in the current hand; seat after it ends")
-            newcomer = cmd.seat not in self.players
-            self.players[cmd.seat] = Player(cmd.seat, cmd.name, cmd.stack)
-            if newcomer:
-                self._seated(cmd.seat, cmd.name)
-            return {"seat": cmd.seat}
-        if isinstance(cmd, c.UnseatCmd):
-            if cmd.seat not in self.players:
-                raise CommandError(f"seat {cmd.seat} is empty")
-            if hand is not None and cmd.seat in hand.active:
-                raise CommandError(f"seat {cmd.seat} has a live hand; unseat after it ends")
-            del self.players[cmd.seat]
-            return {"seat": cmd.seat}
-        if isinstance(cmd, c.ConfigureCmd):
-            if hand is not None:
-                raise CommandError("a level change takes effect between hands; send it after "
-                                   "this hand ends")
-            changes = cmd.model_dump(exclude_none=True, exclude={"request_id"})
-            new = replace(self.s, **changes)
-            if new.small_blind > new.big_blind:
-                raise CommandError(f"small_blind {new.small_blind} exceeds big_blind "
-                                   f"{new.big_blind}")
-            self.s = new
-            return {k: getattr(new, k) for k in ("small_blind", "big_blind", "ante",
-                                                 "ante_mode", "limit")}
-        if isinstance(cmd, c.DeclareCmd):
-            return self._declare(cmd)
-        if isinstance(cmd, c.AckAlertCmd):
-            open_alerts = self.out.open_alerts
-            name = open_alerts.pop(cmd.alert_id, None)
-            if name is None:
-                raise CommandError(f"no open critical alert {cmd.alert_id!r}; open: "
-                                   f"{', '.join(open_alerts) or 'none'}")
-            self.out.note("info", "alert acknowledged", alert=cmd.alert_id, name=name,
-                          by=cmd.by)
-            return {"alert_id": cmd.alert_id, "name": name}
-        if isinstance(cmd, c.ButtonCmd):
-            if cmd.seat not in self.players:
-                raise CommandError(f"seat {cmd.seat} is empty; the button goes to a seated "
-                                   "player")
-            self.next_button = cmd.seat
-            return {"next_button": cmd.seat}
-        raise CommandError(f"command {type(cmd).__name__} is not supported yet")
+def _trace(exc: Exception) -> str:
+    """Where the core failed, for the log: the frames, and the exception's type. Its message
+    is left out: it might hold a card (a KeyError of a hole card, say)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = " <- ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} {f.name}"
+                        for f in reversed(frames))
+    return f"{type(exc).__name__} at {where}"

@@ -24,6 +24,7 @@ import structlog
 from drivers.transport import SerialTransport
 from tablesvc import __version__
 from tablesvc.config.table import Config, device_url, resolve
+from tablesvc.core.commands import COMMAND_CHECKS
 from tablesvc.core.inputs import Input, PortChange, ServiceStart
 from tablesvc.pipeline.clock import frame_in, stamp
 from tablesvc.pipeline.journal import (
@@ -69,7 +70,8 @@ class Ports:
             return
         self.storage.mkdir(parents=True, exist_ok=True)
         ts, ms = stamp()
-        self.inputs.put(ServiceStart(ts, ms, __version__))  # first in the journal, always
+        # first in the journal, always
+        self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
         self._thread = threading.Thread(target=self._run, name="ports-journal", daemon=True)
         self._thread.start()
         for name, dev in self.cfg.devices.items():
@@ -85,7 +87,14 @@ class Ports:
     def _on_port(self, name: str, is_open: bool, detail: str) -> None:
         ts, ms = stamp()
         self.inputs.put(PortChange(ts, ms, name, is_open, detail))
-        log.info("port " + ("open" if is_open else "closed"), device=name, detail=detail)
+        url = device_url(self.cfg_path, self.cfg.devices[name].url) \
+            if name in self.cfg.devices else ""
+        if is_open:
+            log.info("port open", device=name, url=url)
+        elif detail == "stopped":  # the service itself closed it
+            log.info("port closed", device=name, url=url, detail=detail)
+        else:
+            log.warning("port closed", device=name, url=url, detail=detail)
 
     # ------------------------------------------------------------------ the journaller
     def _run(self) -> None:

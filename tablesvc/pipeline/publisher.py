@@ -26,6 +26,15 @@ How a PUBACK finds its message. paho calls ``on_publish`` while holding the lock
    id come round again before its earlier PUBACK was matched, the PUBACKs of that id still
    arrive in publish order, and ``_inflight`` keeps the messages of an id oldest first.
 
+Nothing a message brings in may end paho's network thread: every callback catches what it
+raises, logs it and (for a command) answers it; a command's bytes are checked
+(``tablesvc.pipeline.intake``) before anything else reads them. Should the network thread end
+all the same, the publisher thread notices (the watchdog, between two rounds of sending),
+drops the dead client and starts a new one; if that keeps happening it sets ``failed``, and
+the service stops with an error so that systemd starts it afresh. A message the broker
+refuses is reported through ``tablesvc.pipeline.refusals``: once per topic and reason, then
+with back-off, in the log and in the retained ``status``, never as a message of its own.
+
 Every map here is bounded: ``_inflight`` and ``_acked`` by paho's window (``mqtt.inflight``),
 the retained snapshots by their topics (latest value only), the route queues by
 ``QUEUE_MAX``. No lock of this module is ever taken by the pipeline thread: it only appends to
@@ -50,7 +59,9 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from tablesvc.config.table import MqttSection
 from tablesvc.pipeline.clock import now_ms
+from tablesvc.pipeline.intake import IntakeError, decode_command, request_id_of
 from tablesvc.pipeline.outbox import Message, Outbox
+from tablesvc.pipeline.refusals import RefusalReport
 
 log = structlog.get_logger("tablesvc.pipeline.publisher")
 
@@ -61,6 +72,9 @@ QUEUE_MAX = 10_000
 """Messages of one route kept in memory; beyond that the route is read from the outbox."""
 OUTBOX_BATCH = 500
 IDLE_WAIT_S = 0.05
+RESTARTS_PER_MINUTE = 5
+"""Network loops that may die within a minute before the publisher gives up (``failed``)."""
+SESSION_TAKEN_OVER = 142
 CommandHandler = Callable[[str, dict[str, Any]], None]
 RefusedHandler = Callable[[int, str], None]
 
@@ -68,11 +82,12 @@ RefusedHandler = Callable[[int, str], None]
 @dataclass(frozen=True, slots=True)
 class Sent:
     """What a message id in flight stands for: an event (seq, route) or a retained snapshot
-    (topic below the prefix), or neither (status, a command reply)."""
+    (topic below the prefix), or neither (status, a command reply); and its topic."""
 
     seq: int = 0
     route: str = ""
     retained: str = ""
+    topic: str = ""
 
 
 @dataclass(slots=True)
@@ -136,6 +151,13 @@ class Publisher:
         self.published = 0
         self.refused = 0
         self.peak_inflight = 0
+        base, venue, table = [*self.prefix.rsplit("/", 2), "", ""][:3]
+        self.refusals = RefusalReport(base, venue, table, cfg.username)
+        self._status_due = False
+        self._restarts: list[int] = []
+        self._takeovers = 0
+        self.failed: str | None = None
+        """Why the publisher gave up (its network loop kept dying); the service stops."""
         self._client = self._make_client()
 
     # ------------------------------------------------------------------ setup
@@ -157,10 +179,13 @@ class Publisher:
         if self.cfg.ca_file:
             c.tls_set(ca_certs=self.cfg.ca_file, tls_version=ssl.PROTOCOL_TLS_CLIENT)
         c.will_set(self.topic("status"), json.dumps({"state": "offline"}), qos=1, retain=True)
+        # our callbacks catch what they raise; this is paho's own net beneath them
+        c.suppress_exceptions = True
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_publish = self._on_publish
         c.on_message = self._on_message
+        c.on_subscribe = self._on_subscribe
         return c
 
     def start(self) -> None:
@@ -187,9 +212,8 @@ class Publisher:
         if self._thread:
             self._thread.join(timeout=5)
         if self._connected.is_set():
-            info = self._client.publish(self.topic("status"),
-                                        json.dumps({"state": "offline", "version": self.version,
-                                                    "boot": self.boot}), qos=1, retain=True)
+            info = self._client.publish(self.topic("status"), json.dumps(self.status("offline")),
+                                        qos=1, retain=True)
             if info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS:
                 with contextlib.suppress(RuntimeError, ValueError):
                     info.wait_for_publish(timeout=1.0)
@@ -237,6 +261,12 @@ class Publisher:
     # ------------------------------------------------------------------ paho callbacks
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                     props: Any = None) -> None:
+        try:
+            self._connect_answered(client, rc)
+        except Exception:
+            log.exception("error in the MQTT connect callback")
+
+    def _connect_answered(self, client: mqtt.Client, rc: Any) -> None:
         if rc.is_failure:
             log.warning("broker refused the connection", reason=str(rc),
                         host=self.cfg.host, port=self.cfg.port)
@@ -252,46 +282,88 @@ class Publisher:
         self._connected.set()
         self._wake.set()
 
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, codes: Any,
+                      props: Any = None) -> None:
+        try:
+            if any(getattr(c, "is_failure", False) or c == 128 for c in codes):
+                base = self.prefix.rsplit("/", 1)[0]
+                log.error("the broker does not let this table read its commands",
+                          topic=self.topic("cmd/+"), username=self.cfg.username,
+                          acl_line_needed=f"pattern read {base}/%u/cmd/+")
+        except Exception:
+            log.exception("error in the MQTT subscribe callback")
+
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                        props: Any = None) -> None:
-        was = self._connected.is_set()
-        self._connected.clear()
-        if self.cfg.protocol == "auto" and self._protocol == mqtt.MQTTv5 and not was:
-            self._v5_failures += 1  # closed before CONNACK: maybe a 3.1.1-only broker
-        if was and not self._stop.is_set():
-            log.warning("disconnected from broker", reason=str(rc))
+        try:
+            was = self._connected.is_set()
+            self._connected.clear()
+            if self.cfg.protocol == "auto" and self._protocol == mqtt.MQTTv5 and not was:
+                self._v5_failures += 1  # closed before CONNACK: maybe a 3.1.1-only broker
+            if getattr(rc, "value", None) == SESSION_TAKEN_OVER and not self._stop.is_set():
+                self._taken_over()
+            elif was and not self._stop.is_set():
+                log.warning("disconnected from broker", reason=str(rc))
+        except Exception:
+            log.exception("error in the MQTT disconnect callback")
+
+    def _taken_over(self) -> None:
+        self._takeovers += 1
+        n = self._takeovers
+        if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th, ... time: a duel must not flood the log
+            log.error("another connection took over this table's MQTT session: a second "
+                      "service with this table's credentials, or a broker that lets any user "
+                      "take a client id (deploy/mosquitto.conf sets use_username_as_clientid)",
+                      client_id=self.client_id, username=self.cfg.username, times=n)
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, rc: Any,
                     props: Any = None) -> None:
-        failed = bool(getattr(rc, "is_failure", False))
-        with self._lock:
-            self._acked.append((mid, failed, str(rc) if failed else ""))
-        self._wake.set()
+        try:
+            failed = bool(getattr(rc, "is_failure", False))
+            with self._lock:
+                self._acked.append((mid, failed, str(rc) if failed else ""))
+            self._wake.set()
+        except Exception:
+            log.exception("error in the MQTT publish callback")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        name = msg.topic.rsplit("/", 1)[-1]
+        """A command: its bytes are checked before anything reads them, and whatever goes
+        wrong is answered on its reply topic; nothing here may end the network thread."""
+        name = "unknown"
         try:
-            body = json.loads(msg.payload.decode("utf-8")) if msg.payload else {}
-            if not isinstance(body, dict):
-                raise ValueError("the body must be a JSON object")
-        except (UnicodeDecodeError, ValueError) as exc:
-            self.reply(name, {"request_id": None, "ok": False,
-                              "error": f"invalid JSON body: {exc}", "data": None})
-            log.info("command refused", cmd=name, error="invalid JSON")
-            return
-        self.on_command(name, body)
+            name = msg.topic.rsplit("/", 1)[-1]
+            payload = bytes(msg.payload)
+            try:
+                body = decode_command(payload, self.cfg.max_command_bytes)
+            except IntakeError as exc:
+                rid = request_id_of(payload) if len(payload) <= self.cfg.max_command_bytes \
+                    else None
+                self.reply(name, {"request_id": rid, "ok": False, "error": str(exc),
+                                  "data": None})
+                log.warning("command refused unread", cmd=name, error=str(exc),
+                            size=len(payload))
+                return
+            self.on_command(name, body)
+        except Exception as exc:
+            log.exception("command failed", cmd=name)
+            with contextlib.suppress(Exception):
+                self.reply(name, {"request_id": None, "ok": False,
+                                  "error": f"internal error ({type(exc).__name__}); the "
+                                  "command was not carried out", "data": None})
 
     # ------------------------------------------------------------------ the publisher thread
     def _run(self) -> None:
         while True:
             stopping = self._stop.is_set()
             try:
+                if not stopping:
+                    self._watchdog()
                 self._maybe_fallback()
                 self._take_inbox()
                 self._match_acks()
                 timeout = IDLE_WAIT_S
                 if self._connected.is_set() and not stopping:
-                    if self._greet:
+                    if self._greet or self._status_due:
                         self._greet = False
                         self._say_online()
                     timeout = self._send()
@@ -318,6 +390,11 @@ class Publisher:
         log.info("broker does not answer MQTT 5; falling back to 3.1.1")
         self._client.loop_stop()
         self._protocol = mqtt.MQTTv311
+        self._new_client()
+
+    def _new_client(self) -> None:
+        """Replace the client; what the old one had in flight is sent again, from the
+        outbox (consumers de-duplicate on seq)."""
         with self._lock:  # the old client's messages are gone with it: send them again
             self._inflight.clear()
             self._count = 0
@@ -328,9 +405,39 @@ class Publisher:
             r.cursor = 0
         self._retained_sent.clear()
         self._retained_busy.clear()
+        self._connected.clear()
         self._client = self._make_client()
         self._client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
         self._client.loop_start()
+
+    def network_alive(self) -> bool:
+        """Whether paho's network thread is running (it ends only by loop_stop or by an
+        exception none of the callbacks let through)."""
+        thread: threading.Thread | None = getattr(self._client, "_thread", None)
+        return thread is not None and thread.is_alive()
+
+    def _watchdog(self) -> None:
+        """A dead network loop leaves the table deaf and mute while the process lives on
+        (systemd would never restart it): start a new client, or give up loudly."""
+        if self.failed is not None or self.network_alive():
+            return
+        now = now_ms()
+        self._restarts = [t for t in self._restarts if now - t < 60_000]
+        self._restarts.append(now)
+        if len(self._restarts) > RESTARTS_PER_MINUTE:
+            self.failed = (f"the MQTT network loop ended {len(self._restarts)} times within a "
+                           "minute")
+            log.critical("giving up on the broker connection; stopping so that the service "
+                         "is restarted", reason=self.failed)
+            return
+        log.error("the MQTT network loop ended; starting a new connection",
+                  restarts_in_last_minute=len(self._restarts))
+        old = self._client
+        with contextlib.suppress(Exception):
+            sock = old.socket()
+            if sock is not None:
+                sock.close()  # the broker sees the old connection go at once
+        self._new_client()
 
     def _take_inbox(self) -> None:
         while self._inbox:
@@ -374,21 +481,35 @@ class Publisher:
         for what, failed, reason in sent:
             if what.route:
                 keys.append((what.seq, what.route))
-                if failed:
-                    self._refused(what, reason)
             elif what.retained:
                 self._retained_busy.discard(what.retained)
-                if failed:
-                    log.error("broker refused a retained message", topic=what.retained,
-                              reason=reason)
+            if failed:
+                self._refused(what, reason)
         if keys:
             self.outbox.post_acks(keys, now_ms())
 
     def _refused(self, what: Sent, reason: str) -> None:
+        """The broker refused a message: counted, and reported when the report is due
+        (never as a message of its own, which the broker would refuse in turn)."""
         self.refused += 1
-        log.error("broker refused a message", seq=what.seq, route=what.route, reason=reason)
-        if what.route != "alerts":
-            self.on_refused(what.seq, reason)
+        report = self.refusals.refused(what.topic, reason, now_ms())
+        if report is None:
+            return
+        fields: dict[str, Any] = {"topic": report.topic, "reason": report.reason,
+                                  "username": self.cfg.username}
+        if report.acl:
+            fields["acl_line_needed"] = report.acl
+        if report.first:
+            log.error("the broker refuses this table's messages", **fields)
+            # one alert per event route and reason, journalled like any input; its own
+            # refusal (same topic, same reason) is not reported again
+            if what.route in ("events", "secure/events"):
+                self.on_refused(what.seq, reason)
+        else:
+            log.error("the broker still refuses this table's messages",
+                      refused_since_last_report=report.count, refused_in_all=report.total,
+                      **fields)
+        self._status_due = True
 
     def _publish(self, topic: str, payload: str, what: Sent, retain: bool = False) -> bool:
         """Publish and record the message id at once; False if paho did not take it."""
@@ -410,10 +531,19 @@ class Publisher:
         with self._lock:
             return self.cfg.inflight - self._count
 
+    def status(self, state: str = "online") -> dict[str, Any]:
+        """The retained ``status``: DESIGN §9's state, version and boot, and what the broker
+        refuses (``refused``: topic, reason, count and the ACL line that would fix it)."""
+        doc: dict[str, Any] = {"state": state, "version": self.version, "boot": self.boot}
+        refused = self.refusals.summary()
+        if refused:
+            doc["refused"] = refused
+        return doc
+
     def _say_online(self) -> None:
-        self._publish(self.topic("status"), json.dumps(
-            {"state": "online", "version": self.version, "boot": self.boot}), Sent(),
-            retain=True)
+        topic = self.topic("status")
+        self._status_due = False
+        self._publish(topic, json.dumps(self.status()), Sent(topic=topic), retain=True)
         self._retained_sent.clear()
         self._retained_busy.clear()
 
@@ -431,7 +561,8 @@ class Publisher:
                 if msg.not_before > now:
                     wait_ms = min(wait_ms, msg.not_before - now)
                     break  # later ones are delayed at least as long
-                if not self._publish(self.topic(name), msg.payload, Sent(msg.seq, name)):
+                topic = self.topic(name)
+                if not self._publish(topic, msg.payload, Sent(msg.seq, name, topic=topic)):
                     return IDLE_WAIT_S
                 room -= 1
                 r.queue.popleft()
@@ -441,7 +572,8 @@ class Publisher:
         for sub, text in self._retained.items():
             if sub in self._retained_busy or self._retained_sent.get(sub) == text:
                 continue
-            if room <= 0 or not self._publish(self.topic(sub), text, Sent(retained=sub),
+            topic = self.topic(sub)
+            if room <= 0 or not self._publish(topic, text, Sent(retained=sub, topic=topic),
                                               retain=True):
                 break
             room -= 1
@@ -449,7 +581,7 @@ class Publisher:
             self._retained_sent[sub] = text
         while self._replies and room > 0:
             topic, text = self._replies[0]
-            if not self._publish(topic, text, Sent()):
+            if not self._publish(topic, text, Sent(topic=topic)):
                 break
             room -= 1
             self._replies.popleft()
@@ -468,7 +600,8 @@ class Publisher:
             for msg in batch:
                 if msg.not_before > now:
                     return room  # later ones are delayed at least as long
-                if not self._publish(self.topic(name), msg.payload, Sent(msg.seq, name)):
+                topic = self.topic(name)
+                if not self._publish(topic, msg.payload, Sent(msg.seq, name, topic=topic)):
                     return 0
                 room -= 1
                 r.cursor = msg.seq

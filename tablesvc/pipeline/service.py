@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import json
 import queue
+import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +36,13 @@ from tablesvc import __version__
 from tablesvc.config.registry import load_chips, load_decks
 from tablesvc.config.table import Config, resolve
 from tablesvc.core import events as ev
+from tablesvc.core.commands import CommandError, Limits, ReplayCmd, parse_command
 from tablesvc.core.inputs import Command, Input, PublishRefused, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline import checkpoint
 from tablesvc.pipeline.checkpoint import CHECKPOINT_DIR, Basis, table_definition
 from tablesvc.pipeline.clock import now_ms, stamp
+from tablesvc.pipeline.files import private_storage, write_private
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
     Committed,
@@ -56,7 +60,17 @@ from tablesvc.pipeline.retention import Retention
 
 log = structlog.get_logger("tablesvc.pipeline.service")
 
+
+class StartError(Exception):
+    """The service cannot start for a reason a restart will not mend (exit status 2); the
+    message names the file or the setting."""
+
+
+class StorageError(StartError):
+    """The storage dir cannot be used; the message names the file and what is wrong."""
+
 BATCH_MAX = 2000
+ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
 
 
 def settings_of(cfg: Config) -> TableSettings:
@@ -70,7 +84,9 @@ def settings_of(cfg: Config) -> TableSettings:
         deliver_ms=int(cfg.rules.timers.deliver_s * 1000),
         all_check=cfg.rules.draw.second_round_all_check,
         motion_ms=int(cfg.rules.timers.motion_s * 1000),
+        order_tolerance_ms=round(cfg.rules.timers.order_tolerance_s * 1000),
         qualification_table=cfg.rules.he.qualification_table,
+        max_stack=g.max_stack,
     )
 
 
@@ -94,10 +110,19 @@ def build_core(cfg: Config, cfg_path: Path) -> TableCore:
     return core_of(cfg, basis_of(cfg, cfg_path))
 
 
+def client_id(cfg: Config) -> str:
+    """The table's MQTT client id: recognisable in a broker's log, with a random part so that
+    nobody can guess it and knock the table off by connecting with it (the shipped broker
+    config also ties client ids to user names, which makes that impossible)."""
+    return f"tablesvc-{cfg.table.venue}-{cfg.table.id}-{secrets.token_hex(4)}"
+
+
 def routes_of(event: ev.Event) -> tuple[str, ...]:
+    """The topics an event goes to: ``alerts`` carries what needs a person (warning and
+    critical alerts, DESIGN §9); info alerts stay on ``events``."""
     if event.FEED == "secure":
         return ("secure/events",)
-    if isinstance(event, ev.Alert):
+    if isinstance(event, ev.Alert) and event.severity != "info":
         return ("events", "alerts")
     return ("events",)
 
@@ -117,6 +142,8 @@ class Stats:
     inputs: int = 0
     events: int = 0
     batches: int = 0
+    alerts: dict[str, int] = field(default_factory=dict)  # by severity
+    recovery_s: float = 0.0
 
 
 class Service:
@@ -128,10 +155,13 @@ class Service:
         self.cfg = cfg
         self.cfg_path = cfg_path
         self.storage = resolve(cfg_path, cfg.storage.dir)
-        self.storage.mkdir(parents=True, exist_ok=True)
+        private_storage(self.storage)
         self.basis = basis_of(cfg, cfg_path)
         self.core = core_of(cfg, self.basis)
-        self.outbox = Outbox(self.storage / OUTBOX_NAME)
+        try:
+            self.outbox = Outbox(self.storage / OUTBOX_NAME)
+        except sqlite3.Error as exc:  # its own message names no file
+            raise StorageError(f"{self.storage / OUTBOX_NAME}: {exc}") from exc
         self.delay_ms = int(cfg.broadcast.holecard_delay_s * 1000)
         self.ports = ports or Ports(cfg, cfg_path)
         self.inputs: queue.Queue[Input] = self.ports.inputs
@@ -151,6 +181,7 @@ class Service:
         self._since_checkpoint = 0
         self._checkpoint_failed = False
         self._last_ts = ""
+        self.metrics_server: Any = None
 
     # ------------------------------------------------------------------ lifecycle
     def recover(self) -> Recovered:
@@ -206,18 +237,33 @@ class Service:
             self.checkpoints.close()
             self.outbox.close()
             raise
+        self.stats.recovery_s = time.monotonic() - started
         boot = self.core.boot + 1  # the ServiceStart journalled by the ports is still to come
+        mqtt_cfg = self.cfg.mqtt
+        if mqtt_cfg.ca_file:  # relative to the config file, as every path of it
+            mqtt_cfg = mqtt_cfg.model_copy(
+                update={"ca_file": str(resolve(self.cfg_path, mqtt_cfg.ca_file))})
         self.publisher = Publisher(
-            self.cfg.mqtt,
+            mqtt_cfg,
             f"{self.cfg.mqtt.topic_prefix}/{self.cfg.table.venue}/{self.cfg.table.id}",
             self.outbox,
             on_command=self._on_command,
             on_refused=self._on_refused,
-            client_id=f"tablesvc-{self.cfg.table.venue}-{self.cfg.table.id}",
+            client_id=client_id(self.cfg),
             version=__version__,
             boot=boot,
-            password=read_password(self.cfg.mqtt.password_file),
+            password=read_password(str(resolve(self.cfg_path, self.cfg.mqtt.password_file))
+                                   if self.cfg.mqtt.password_file else ""),
         )
+        if self.cfg.metrics.port:
+            from tablesvc.pipeline.metrics import start_endpoint
+
+            m = self.cfg.metrics
+            try:
+                self.metrics_server = start_endpoint(self, m.address, m.port)
+            except OSError as exc:
+                raise StartError(f"{self.cfg_path}: metrics: cannot listen on {m.address}:"
+                                 f"{m.port}: {exc.strerror or exc}") from exc
         self.publisher.start()
         self.journal, backlog = self.ports.handover()
         self._apply(backlog)  # journalled while recovering: applied in order, before the rest
@@ -243,6 +289,8 @@ class Service:
         try:
             while not self._stop.is_set():
                 self.step(timeout=0.1)
+                if self.publisher is not None and self.publisher.failed:
+                    raise RuntimeError(self.publisher.failed)
         except Exception as exc:
             log.critical("pipeline failed; stopping so that a restart recovers from the journal",
                          error=str(exc), exc_info=True)
@@ -264,11 +312,22 @@ class Service:
                 # be the journal's, so the last checkpoint taken stands)
                 self._checkpoint(self.journal.position, "shutdown")
         self.checkpoints.close()  # needs the outbox's writer still running
+        if self.metrics_server is not None:
+            self.metrics_server.shutdown()
         self.outbox.close()
         log.info("stopped", inputs=self.stats.inputs, events=self.stats.events)
 
-    # ------------------------------------------------------------------ commands (other threads)
+    # ------------------------------------------------------------------ other threads
+    def outbox_depth(self) -> int:
+        """Events the broker has not acknowledged yet (for the metrics endpoint)."""
+        try:
+            return self.outbox.unacked_count()
+        except sqlite3.Error:
+            return -1
+
     def _on_command(self, name: str, body: dict[str, Any]) -> None:
+        """A command whose bytes passed intake (``tablesvc.pipeline.intake``): journalled as
+        an input and checked by the core, except ``replay``, which the service answers."""
         if name == "replay":
             self._replay_command(body)
             return
@@ -284,14 +343,14 @@ class Service:
         assert self.publisher is not None
         rid = body.get("request_id")
         try:
-            lo, hi = int(body["from_seq"]), int(body["to_seq"])
-            if lo < 1 or hi < lo:
-                raise ValueError("need 1 <= from_seq <= to_seq")
-        except (KeyError, TypeError, ValueError) as exc:
-            self.publisher.reply("replay", {"request_id": rid, "ok": False,
-                                            "error": f"invalid replay command: {exc}",
+            cmd = parse_command("replay", body, Limits(self.cfg.table.seats,
+                                                        self.cfg.game.max_stack))
+        except CommandError as exc:
+            self.publisher.reply("replay", {"request_id": rid, "ok": False, "error": str(exc),
                                             "data": None})
             return
+        assert isinstance(cmd, ReplayCmd)
+        lo, hi = cmd.from_seq, cmd.to_seq
         limit = 1000
         msgs = self.outbox.acked_range("events", lo, hi, limit)
         data = {"events": [json.loads(m.payload) for m in msgs],
@@ -411,7 +470,7 @@ class Service:
         try:
             if not folder.is_dir():
                 folder.mkdir(mode=0o700)  # hole cards: readable by the service's user only
-            (folder / f"{e.table}-{e.hand or 0:06d}.phh").write_text(e.phh, encoding="utf-8")
+            write_private(folder / f"{e.table}-{e.hand or 0:06d}.phh", e.phh)
         except OSError as exc:
             log.error("hand history not written", hand=e.hand, error=str(exc))
 
@@ -427,8 +486,11 @@ class Service:
                 if isinstance(e, ev.DeviceStatus):
                     pub.set_retained(f"devices/{e.device}", e.model_dump(mode="json"))
                 if isinstance(e, ev.Alert):
-                    log.warning("alert", alert=e.name, rule=e.rule, severity=e.severity,
-                                seat=e.seat, message=e.message, hand=e.hand)
+                    self.stats.alerts[e.severity] = self.stats.alerts.get(e.severity, 0) + 1
+                    # an info alert is a marker of play, not a problem: logged as info
+                    level = ALERT_LOG_LEVEL.get(e.severity, "warning")
+                    getattr(log, level)("alert", alert=e.name, rule=e.rule, severity=e.severity,
+                                        seat=e.seat, message=e.message, hand=e.hand)
             for r in out.replies:
                 pub.reply(r.cmd, r.payload())
             for n in out.notes:

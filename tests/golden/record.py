@@ -55,6 +55,7 @@ from simulators.virtual import DEVICE_MODELS, RECORDED_DENOMINATIONS
 from tablesvc import __version__
 from tablesvc.config.table import load_config
 from tablesvc.core import events as ev
+from tablesvc.core.commands import COMMAND_CHECKS
 from tablesvc.core.inputs import (
     Command,
     FrameIn,
@@ -286,7 +287,8 @@ class Wire:
     def start_service(self) -> None:
         """The service starts and opens every port; each device then says HELLO."""
         self.ms += 1
-        self.pipeline.feed(ServiceStart(format_ts(self.ms), self.ms, __version__))
+        self.pipeline.feed(ServiceStart(format_ts(self.ms), self.ms, __version__,
+                                        COMMAND_CHECKS))
         for name in self.devices:
             self.port(name, True)
         for device in self.devices.values():

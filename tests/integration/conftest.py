@@ -57,3 +57,11 @@ def start_service(tmp_path: Path, rig: VirtualTableRig, broker: Mosquitto,
     svc.start()
     wait_until(lambda: all_devices_online(sub), 20, "all four devices online")
     return cfg, svc
+
+
+@pytest.fixture(scope="session")
+def venue_certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CA and a broker certificate, made once per test session by deploy/make-certs.sh."""
+    from tests.venue import make_certs
+
+    return make_certs(tmp_path_factory.mktemp("venue-ca"))

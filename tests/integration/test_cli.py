@@ -11,6 +11,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -196,6 +197,20 @@ def test_deck_enroll_refuses_a_53rd_card(
     assert code == 1
     assert "more than 52 cards" in err
     assert not (tmp_path / "decks").exists() or list((tmp_path / "decks").iterdir()) == []
+
+
+def test_deck_enroll_of_a_shoe_unplugged_midway_says_so_without_a_traceback(
+        shoe: Shoe, enroll: Enroll, tmp_path: Path) -> None:
+    endpoint, device = shoe
+    e = enroll()
+    draw(device, fresh_uids(10, seed=5))
+    time.sleep(0.3)
+    endpoint.close()  # the shoe's cable is pulled after ten cards
+    code, _, err = e.finish()
+    assert code == 1
+    assert "went away" in err and "nothing written" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "decks").exists() or not any((tmp_path / "decks").iterdir())
 
 
 def test_deck_enroll_refuses_a_uid_already_enrolled_in_another_deck(
@@ -501,7 +516,8 @@ def test_run_refuses_to_start_on_a_damaged_journal_naming_the_line(
     lines = [*j.lines[:3], "{this is not json", *j.lines[3:]]
     (store / "journal.jsonl").write_text("".join(line + "\n" for line in lines))
     out = run_cli("run", "--config", str(cfg), "--log", "json")
-    assert out.returncode == 1
+    # 2: a restart cannot mend it, so systemd does not loop (RestartPreventExitStatus=2)
+    assert out.returncode == 2
     assert "cannot start" in out.stderr and "journal.jsonl:4" in out.stderr
 
 

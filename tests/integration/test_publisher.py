@@ -124,8 +124,9 @@ def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
     """paho numbers messages in flight with a 16-bit id; after 65,535 publishes the ids come
     round again. The broker refuses every seventh event (its ACL denies secure/events), so a
     PUBACK matched to the wrong message would show as a refusal of a public event or an
-    accepted secure one. Retained state and replies are published all along, as the service
-    does: their PUBACKs must not settle an event either, and no bookkeeping may grow."""
+    accepted secure one (refusals are counted per topic). Retained state and replies are
+    published all along, as the service does: their PUBACKs must not settle an event either,
+    and no bookkeeping may grow."""
     acl = tmp_path / "acl"
     acl.write_text("topic write tablesvc/v1/v/t/status\ntopic write tablesvc/v1/v/t/events\n"
                    "topic write tablesvc/v1/v/t/state\ntopic write tablesvc/v1/v/t/cmd/+/reply\n"
@@ -185,7 +186,12 @@ def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
                    "every public event at the subscriber")
         sample()
         assert pub.published >= total  # the 16-bit ids came round at least once
-        assert sorted(refused) == sorted(secure)  # each refusal on its own message, once
+        # each refusal on its own message: every secure event and nothing else, counted once
+        # each, and reported (as an alert) for the first only
+        assert pub.refused == len(secure)
+        assert [(r["topic"], r["count"]) for r in pub.refusals.summary()] == [
+            ("tablesvc/v1/v/t/secure/events", len(secure))]
+        assert refused == [min(secure)]
         assert [e["seq"] for e in sub.events("events")] == [
             s for s in range(1, total + 1) if s not in secure]
         wait_until(lambda: pub.tracking()["inflight"] == 0, 10, "the last retained PUBACK")

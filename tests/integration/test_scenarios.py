@@ -5,7 +5,7 @@ Every scenario file shipped in ``simulators/scenarios`` runs here.
 Warning and critical alerts must match the expected ones exactly (name, severity); the info
 alerts in ``expect`` must be among those raised (the core raises more, e.g. ``round_complete``);
 an expected alert that names its ``rule`` must be raised under that rule (the rules coverage
-counts it as proof of that rule only).
+counts it as proof of that rule only), and one that names its ``seat`` at that seat.
 """
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ def test_the_core_raises_the_expected_alerts_and_settles_as_expected(name: str) 
     misfiled = [(a.name, a.rule) for a in sc.expect.alerts
                 if a.rule is not None and (a.name, a.rule) not in raised]
     assert not misfiled, f"{sc.id}: alerts not raised under the rule expected: {misfiled}"
+    at_seat = {(e.name, e.seat) for e in events if isinstance(e, ev.Alert)}
+    elsewhere = [(a.name, a.seat) for a in sc.expect.alerts
+                 if a.seat is not None and (a.name, a.seat) not in at_seat]
+    assert not elsewhere, f"{sc.id}: alerts not raised at the seat expected: {elsewhere}"
     out = sc.expect.outcome
     ended = [e for e in events if isinstance(e, ev.HandEnded)]
     if out.reason is not None or out.stacks is not None:

@@ -283,8 +283,8 @@ def test_ring_hand_pots_and_actions(tmp_path: Path) -> None:
     assert [(p.amount, p.eligible, p.shares) for p in record.pots] == [
         (3675, (5, 7, 9), {7: 3675}),
         (13600, (5, 9), {5: 13600}),
-        (1200, (5,), {5: 1200}),  # the uncalled part of the turn bet
     ]
+    assert record.returned == {5: 1200}  # the uncalled part of the turn bet went back
     preflop = [(a.seat, a.action, a.to, a.all_in) for a in record.street_actions("preflop")]
     assert preflop[6:] == [  # after four antes and two blinds
         (7, "raise", 300, False), (9, "raise", 900, False), (2, "fold", 50, False),

@@ -168,7 +168,7 @@ def test_hand_ends_without_more_cards_when_only_one_player_is_left(live: LiveTab
     # everybody facing a bet folds: seat 3 (BB) wins the blinds, no burn and no board
     assert hand.destinations() == ["S2", "S3", "S1", "S2", "S3", "S1"]
     assert hand.record.folds == (1, 2)
-    assert hand.record.winners == {3: 150}
+    assert hand.record.winners == {3: 100} and hand.record.returned == {3: 50}  # uncalled
     assert hand.record.stacks_after == {1: 5000, 2: 4950, 3: 5050}
     assert hand.checks() == []
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -40,7 +39,9 @@ def test_watch_alerts_prints_each_alert_of_the_table_and_nothing_else(
     pub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
     pub.connect("127.0.0.1", broker.port)
     pub.loop_start()
-    time.sleep(1.5)  # the watcher subscribes
+    assert watcher.stderr is not None
+    # the watcher says on stderr when its subscriptions are in place
+    assert watcher.stderr.readline().startswith(f"watching {PREFIX}/alerts as an anonymous")
     pub.publish(f"{PREFIX}/events", json.dumps({**alert(1, "x"), "type": "burn"}), qos=1)
     pub.publish(f"{PREFIX}/alerts", json.dumps(alert(2, "burn_missing")), qos=1)
     pub.publish("tablesvc/v1/demo/t02/alerts", json.dumps(alert(3, "other_table")), qos=1)

@@ -129,6 +129,7 @@ def test_cards_to_muck_fold_the_seat_and_pot_push_ends_the_hand_uncontested():
     script = Script()
     inputs, uids = clean_hand(script, deck, [2, 1])  # heads-up: button 1 acts first
     events = run(core, inputs[:9])  # NEWHAND + four hole cards
+    script.continue_after(inputs[:9])
     chips_uid = "00000000000000C1"
     core.chip_values[chips_uid] = 100
     events = run(core, [
@@ -156,20 +157,28 @@ def test_face_up_card_is_public_only_because_it_was_seen():
 
 
 @pytest.mark.rules("MISDEAL-09")
-def test_unknown_tag_before_anyone_acted_raises_foreign_card_and_misdeal_without_stopping():
+def test_a_joker_dealt_before_anyone_acted_is_one_alert_at_its_seat_and_voids_the_hand():
+    """One physical fault, one alert: it names the seat where the card landed and says the
+    remedy (a misdeal); the cards the dealer deals on before he stops are no further fault."""
     deck = make_deck()
+    uids = list(deck)
     core = make_core(deck=deck)
     script = Script()
+    box = ChipBox()
+    core.chip_values = box.values
     events = run(core, [script.frame("console", "BTN", "NEWHAND"),
-                        *script.deal("0123456789ABCDEF", "S2")])
-    alerts = [e for e in events if isinstance(e, ev.Alert)]
-    assert [(a.name, a.severity, a.rule) for a in alerts] == [
-        ("deck_defective_foreign_card", "critical", "MISDEAL-09"),
-        ("misdeal_required", "critical", "MISDEAL-09")]  # the misdeal window is open
-    # the next real card is still the first of the deal
-    first = next(iter(deck))
-    dealt = [e for e in run(core, script.deal(first, "S2")) if isinstance(e, ev.CardDealt)]
-    assert (dealt[0].seat, dealt[0].index) == (2, 1)
+                        script.frame("chips", "CHIPS", "B2", box.uids(50)),
+                        script.frame("chips", "CHIPS", "B3", box.uids(100)),
+                        *script.deal(uids[0], "S2"), *script.deal("0123456789ABCDEF", "S3"),
+                        *script.deal(uids[1], "S1"), *script.deal(uids[2], "S2")])
+    alerts = [e for e in events if isinstance(e, ev.Alert) and e.severity != "info"]
+    assert [(a.name, a.severity, a.rule, a.seat) for a in alerts] == [
+        ("deck_defective_foreign_card", "critical", "MISDEAL-09", 3)]
+    assert "misdeal" in alerts[0].remedy
+    ended = [e for e in run(core, [script.frame("console", "BTN", "MISDEAL")])
+             if isinstance(e, ev.HandEnded)]
+    assert [(e.reason, {i.seat: i.stack for i in e.stacks}) for e in ended] == [
+        ("misdeal", {2: 10000, 3: 10000, 1: 10000})]
 
 
 def test_card_of_another_enrolled_deck_is_a_foreign_card_and_hides_its_identity():

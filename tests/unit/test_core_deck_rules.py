@@ -7,7 +7,9 @@ import pytest
 
 from tablesvc.core import events as ev
 from tablesvc.core.cards import DeckRegistry
-from tests.helpers import Script, make_core, make_deck
+from tablesvc.core.inputs import Input
+from tablesvc.core.table import TableCore
+from tests.helpers import ChipBox, Script, make_core, make_deck
 from tests.unit.test_core_cardflow import clean_hand, run
 
 JOKER = "0123456789ABCDEF"
@@ -18,48 +20,76 @@ def alerts(events: list[ev.Event]) -> list[tuple[str, str, str]]:
             if isinstance(e, ev.Alert) and e.severity != "info"]
 
 
+def newhand_with_blinds(core: TableCore, script: Script) -> list[Input]:
+    """NEWHAND at button 1 of seats 1-3, and the blinds in seat 2's and seat 3's zones."""
+    box = ChipBox()
+    core.chip_values = box.values
+    return [script.frame("console", "BTN", "NEWHAND"),
+            script.frame("chips", "CHIPS", "B2", box.uids(50)),
+            script.frame("chips", "CHIPS", "B3", box.uids(100))]
+
+
 def after_preflop(core, script):  # type: ignore[no-untyped-def]
     deck = dict(make_deck())
     inputs, _ = clean_hand(script, deck, [2, 3, 1], core=core)  # button 1
     first_burn = next(i for i, inp in enumerate(inputs)
                       if getattr(inp, "frame", "").find("ARR,BURN") >= 0)
     run(core, inputs[:first_burn - 1])  # pre-flop played: the window is closed
+    script.continue_after(inputs[:first_burn - 1])
 
 
 @pytest.mark.rules("DECK-05")
-def test_joker_after_the_window_is_deck_05_and_no_misdeal() -> None:
+def test_joker_after_the_window_cancels_the_hand_with_one_alert_and_no_misdeal() -> None:
     core = make_core(deck=make_deck())
     script = Script()
     after_preflop(core, script)
     events = run(core, script.deal(JOKER, "BURN"))
     assert alerts(events) == [("deck_defective_foreign_card", "critical", "DECK-05")]
     alert = next(e for e in events if isinstance(e, ev.Alert))
-    assert "cancels the hand" in alert.remedy
+    assert "cancelled" in alert.remedy and "BURN" in alert.message
+    ended = [e for e in events if isinstance(e, ev.HandEnded)]
+    assert [e.reason for e in ended] == ["cancelled"]  # every bet goes back (A-08)
+    assert {i.seat: i.stack for i in ended[0].stacks} == {2: 10000, 3: 10000, 1: 10000}
 
 
 @pytest.mark.rules("DECK-04", "MISDEAL-10")
-def test_duplicate_face_inside_the_window_calls_for_a_misdeal() -> None:
+def test_duplicate_face_inside_the_window_is_one_alert_at_its_seat_calling_for_a_misdeal(
+        ) -> None:
     deck = make_deck()
-    first_uid, first_card = next(iter(deck.items()))
+    uids = list(deck)
     core = make_core(deck=deck)
-    core.decks = DeckRegistry({"RED-0001": {**deck, "FEEDFACE00000001": first_card}})
+    core.decks = DeckRegistry({"RED-0001": {**deck, "FEEDFACE00000001": deck[uids[0]]}})
     script = Script()
-    events = run(core, [script.frame("console", "BTN", "NEWHAND"),
-                        *script.deal(first_uid, "S2"), *script.deal("FEEDFACE00000001", "S3")])
-    got = alerts(events)
-    assert ("deck_defective_duplicate", "critical", "DECK-04") in got
-    assert ("misdeal_required", "critical", "MISDEAL-10") in got
+    events = run(core, [*newhand_with_blinds(core, script),
+                        *script.deal(uids[0], "S2"), *script.deal("FEEDFACE00000001", "S3"),
+                        *script.deal(uids[1], "S1")])
+    got = [(e.name, e.severity, e.rule, e.seat) for e in events
+           if isinstance(e, ev.Alert) and e.severity != "info"]
+    assert got == [("deck_defective_duplicate", "critical", "MISDEAL-10", 3)]
 
 
-@pytest.mark.rules("MISDEAL-09", "DECK-06")
-def test_foreign_card_in_a_draw_game_requires_a_redeal() -> None:
+@pytest.mark.rules("DECK-06")
+def test_foreign_card_in_a_draw_game_is_one_alert_calling_for_a_redeal() -> None:
     core = make_core({1: 1000, 2: 1000, 3: 1000}, deck=make_deck(), variant="draw5")
     script = Script()
     events = run(core, [script.frame("console", "BTN", "NEWHAND"), *script.deal(JOKER, "S1")])
-    got = alerts(events)
-    assert ("deck_defective_foreign_card", "critical", "MISDEAL-09") in got
-    assert ("redeal_required", "critical", "DECK-06") in got
-    assert not [a for a in got if a[0] == "misdeal_required"]
+    got = [(e.name, e.severity, e.rule, e.seat) for e in events
+           if isinstance(e, ev.Alert) and e.severity != "info"]
+    assert got == [("deck_defective_foreign_card", "critical", "DECK-06", 1)]
+    alert = next(e for e in events if isinstance(e, ev.Alert) and e.severity == "critical")
+    assert "REDEAL" in alert.remedy
+    ended = [e for e in run(core, [script.frame("console", "BTN", "REDEAL")])
+             if isinstance(e, ev.HandEnded)]
+    assert [e.reason for e in ended] == ["misdeal"]
+
+
+def test_a_joker_no_antenna_reads_is_still_one_alert_without_a_seat() -> None:
+    core = make_core(deck=make_deck(), deliver_ms=1000)
+    script = Script()
+    events = run(core, [*newhand_with_blinds(core, script),
+                        script.frame("shoe", "DRAW", JOKER, "D"), script.tick(1500)])
+    got = [(e.name, e.seat) for e in events if isinstance(e, ev.Alert) and e.severity != "info"]
+    assert got == [("deck_defective_foreign_card", None)]
 
 
 @pytest.mark.rules("DEAL-03", "BET-06")

@@ -113,6 +113,7 @@ def test_leaving_the_table_after_betting_with_a_live_hand_is_flagged() -> None:
     first_burn = next(i for i, inp in enumerate(inputs)
                       if getattr(inp, "frame", "").find("ARR,BURN") >= 0)
     run(core, inputs[:first_burn - 1])  # pre-flop: everyone called
+    script.continue_after(inputs[:first_burn - 1])
     got = alerts(btn(core, script, "PLAYER_ABSENT", "3"))
     assert ("player_left_with_live_hand", "BET-18", 3) in got
 

@@ -177,10 +177,11 @@ def test_clean_draw_game_deals_draws_bets_and_awards_without_alerts() -> None:
     assert t.problems() == []
     awarded = t.of(ev.PotAwarded)
     assert awarded and awarded[0].seats == [1]
-    assert awarded[0].amount == 40 + 4 * 50 + 100
+    assert awarded[0].amount == 40 + 4 * 50  # his 100 nobody called goes back to him
     assert ("game_checked_out", "info") not in t.alerts()
 
 
+@pytest.mark.rules("SHOW-14")
 def test_showdown_in_draw_evaluates_five_card_hands_and_starts_after_the_last_bettor() -> None:
     t = DrawTable(SEATS4, button=4, order=[
         "Ah", "2c", "3d", "4h", "Ad", "5c", "6d", "7h", "Ac", "8c",
@@ -197,6 +198,9 @@ def test_showdown_in_draw_evaluates_five_card_hands_and_starts_after_the_last_be
     t.gather()
     shows = t.of(ev.Showdown)
     assert [s.seat for s in shows] == [3, 1, 2]  # SHOW-14: after the last bettor (seat 2)
+    order = [e for e in t.events if isinstance(e, ev.Alert) and e.name == "showdown_order"]
+    assert [(e.rule, e.message) for e in order] == [
+        ("SHOW-14", "showing order: seat 3, seat 1, seat 2")]  # draw's rule, not hold'em's
     assert all(s.tabled and s.cards for s in shows)  # every active hand is shown
     assert shows[1].rank == "full house, aces full of kings"
     assert t.of(ev.PotAwarded)[0].seats == [1]
@@ -223,7 +227,7 @@ def test_all_check_in_the_first_round_carries_the_pot_into_the_next_game() -> No
     t.fold(3)
     t.fold(1)
     award = t.of(ev.PotAwarded)[-1]
-    assert award.seats == [2] and award.amount == 30 + 30 + 20
+    assert award.seats == [2] and award.amount == 30 + 30  # his uncalled 20 goes back
     assert t.problems() == []
 
 
@@ -701,3 +705,16 @@ def test_the_state_snapshot_shows_the_game_and_the_pot_that_carries_over() -> No
     snap = t.core.snapshot()
     assert (snap["in_hand"], snap["pot"]) == (False, 30)
     assert DECK[t.out[0]] not in str(snap)
+
+
+@pytest.mark.rules("DRAW-03")
+def test_four_discards_in_the_muck_are_one_alert_that_three_is_the_most_a_player_may_draw(
+        ) -> None:
+    """The player announces three but throws four cards into the muck: the fourth is over
+    the limit (DRAW-03), and that is the one fault; the dealer deals him three."""
+    t = DrawTable(SEATS4, button=4)
+    opened_to_draw(t, [1, 2, 3, 4])
+    t.exchange(1, 3, discard=4, receive=3)
+    assert t.problems() == [("draw_exceeds_max", "warning")]
+    alert = next(e for e in t.events if isinstance(e, ev.Alert) and e.severity == "warning")
+    assert (alert.seat, alert.rule) == (1, "DRAW-03")

@@ -70,7 +70,7 @@ def test_missing_deck_folder_is_an_empty_registry(tmp_path: Path) -> None:
 def test_deck_registry_refuses_a_deck_of_51_cards_naming_the_file(tmp_path: Path) -> None:
     short = dict(list(make_deck("RED-0001", seed=1).items())[:51])
     path = write_deck(tmp_path, "RED-0001", short)
-    assert refusal(tmp_path) == [f"{path}: has 51 UIDs, a deck has 52"]
+    assert refusal(tmp_path) == [f"{path}: cards: has 51 UIDs, a deck has 52"]
 
 
 def test_deck_registry_refuses_a_card_listed_under_two_uids(tmp_path: Path) -> None:
@@ -79,7 +79,9 @@ def test_deck_registry_refuses_a_card_listed_under_two_uids(tmp_path: Path) -> N
     cards[uids[1]] = cards[uids[0]]  # two tags say "As", no tag says "2s"
     path = write_deck(tmp_path, "RED-0001", cards)
     problems = refusal(tmp_path)
-    assert problems == [f"{path}: the same card appears under more than one UID"]
+    # the two UIDs are named, so the installer can find the mistyped line
+    assert problems == [f"{path}: cards: the same card under more than one UID: "
+                        f"As under {uids[0]} and {uids[1]}"]
 
 
 def test_deck_file_that_lists_a_uid_twice_is_refused(tmp_path: Path) -> None:
@@ -114,7 +116,7 @@ def test_deck_registry_reports_every_broken_file_not_only_the_first(tmp_path: Pa
                        dict(list(make_deck("GREEN-0003", seed=3).items())[:51]))
     problems = refusal(tmp_path)
     assert any(p.startswith(f"{torn}: not a deck file") for p in problems)
-    assert any(p.startswith(f"{short}: has 51 UIDs") for p in problems)
+    assert any(p.startswith(f"{short}: cards: has 51 UIDs") for p in problems)
 
 
 # --------------------------------------------------------------------------------------------

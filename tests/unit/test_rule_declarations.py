@@ -382,12 +382,15 @@ def test_the_reader_follows_conditions_parameters_and_class_attributes() -> None
     # name = "draw_count_mismatch" if ... else ...; "DRAW-07" if name == "draw_count_mismatch"
     assert ("DRAW-02", "draw_count_mismatch") not in draw
     assert ("DRAW-07", "draw_declaration_mismatch") not in draw
-    # a rule passed to _misdeal(rec, seat, rule, message), and through session.defect(what, rule)
+    # a rule passed to _misdeal(rec, seat, rule, message)
     assert ("MISDEAL-07", "misdeal_required") in holdem
-    assert ("MISDEAL-10", "misdeal_required") in HARVEST.raised[("variants/holdem.py", "Holdem")]
-    # the session's fold_recorded under the game's fold_rule
+    # a conditional rule inside the function a game hands back for a defective deck
+    assert {("MISDEAL-10", "deck_defective_duplicate"), ("DECK-04", "deck_defective_duplicate")
+            } <= HARVEST.raised[("variants/holdem.py", "Holdem")]
+    # the session's fold_recorded and showdown_order under the game's fold_rule and show_rule
     session = HARVEST.raised[("session.py", "HandSession")]
-    assert {("BET-08", "fold_recorded"), ("BET-26", "fold_recorded")} <= session
+    assert {("BET-08", "fold_recorded"), ("BET-26", "fold_recorded"),
+            ("SHOW-01", "showdown_order"), ("SHOW-14", "showdown_order")} <= session
     # draw's violations re-filed under BET-21, except the out-of-turn ones it rules itself
     assert ("BET-21", "call_short") in _refiled_pairs(("variants/draw5.py", "Draw5"))
     assert ("BET-21", "action_out_of_turn") not in _refiled_pairs(("variants/draw5.py", "Draw5"))

@@ -15,6 +15,7 @@ import pytest
 from pokerkit import StandardHighHand
 
 from drivers.tsp import decode
+from simulators.dealer import Habits
 from simulators.table import HandRecord, VirtualTable
 from simulators.virtual import recorded_table
 
@@ -249,8 +250,10 @@ def test_a_new_pack_holds_the_bottom_card_and_the_finished_players_discards_only
 
 
 def test_a_game_checked_around_leaves_its_pot_for_the_next_one() -> None:
-    """BET-20 / POT-10: no push, the cards to the muck, the next antes on top of the pot."""
-    wire = Wire(FOUR, seed=2)
+    """BET-20 / POT-10: no push, the cards to the muck, the next antes on top of the pot.
+
+    A dealer who gathers every bet into the pot, so that the pot zone shows every chip."""
+    wire = Wire(FOUR, seed=2, habits=Habits())
     carried = carried_twice = 0
     for game in wire.games(40):
         record = game.record
@@ -267,7 +270,8 @@ def test_a_game_checked_around_leaves_its_pot_for_the_next_one() -> None:
             carried = record.carried_over
         else:
             assert pots[-1] == 0 and record.carried_over == 0
-            assert sum(record.winners.values()) == (
+            # what the pot held went to the winners, but for a bet nobody called: that went back
+            assert sum(record.winners.values()) + sum(record.returned.values()) == (
                 carried + sum(record.antes.values()) + sum(record.gathered))
             carried = 0
     assert carried_twice  # a carried pot also grew by a second game checked around

@@ -14,7 +14,7 @@ from tablesvc.core.emitter import Emitter
 from tablesvc.core.monitors.base import Monitor
 
 if TYPE_CHECKING:
-    from tablesvc.core.session import HandSession
+    from tablesvc.core.hand import Hand
 
 FOREIGN_REMEDY = ("remove the card; while no one has acted this is a misdeal (MISDEAL-09); "
                   "after that the floor cancels the hand and every bet goes back (DECK-05, "
@@ -29,7 +29,6 @@ class DeckIntegrity(Monitor):
         "DECK-02": ("deck_defective_foreign_card",),
         "DECK-03": ("deck_defective_missing",),
         "DECK-04": ("deck_defective_duplicate", "deck_defective_extra"),
-        "DECK-05": ("deck_defective_foreign_card",),
     }
 
     def __init__(self, decks: DeckRegistry, out: Emitter) -> None:
@@ -38,38 +37,35 @@ class DeckIntegrity(Monitor):
         self.deck_id: str | None = None  # the deck of the first card read
         self.flagged: set[str] = set()  # tags already alerted on
 
-    def identify(self, uid: str, session: HandSession | None) -> str | None:
-        """The card of a UID from the deck in play, or None after raising the right alert."""
+    def identify(self, uid: str, hand: Hand | None) -> str | None:
+        """The card of a UID from the deck in play, or None for a tag that is not one.
+
+        In a hand that is followed, a tag of no deck or of another deck voids the hand, and
+        the hand raises the fault's one alert once the card lands (it names the seat then);
+        between hands the alert is raised here, at once. One alert per tag is enough."""
         if uid in self.flagged:
-            return None  # already alerted; one alert per tag is enough
-        live = session is not None and session.live
+            return None
         found = self.decks.lookup(uid)
+        if found is not None and self.deck_id is None:
+            self.deck_id = found[0]
+        if found is not None and found[0] == self.deck_id:
+            return found[1]
+        self.flagged.add(uid)
         if found is None:
-            self.flagged.add(uid)
-            in_window = session is not None and (session.window_open
-                                                 or session.tracker.next_index == 1)
-            self.out.alert("deck_defective_foreign_card",
-                           "MISDEAL-09" if in_window or not live else "DECK-05", "critical",
-                           "a tag that belongs to no enrolled deck was read (a joker, a marker "
-                           "or a stray tag)", remedy=FOREIGN_REMEDY, evidence={"uid": uid})
-            if session is not None and live:
-                session.defect("a card that does not belong to the deck", "MISDEAL-09")
+            what = "a tag of no enrolled deck (a joker, a marker or a stray tag)"
+            cards: list[str] = []
+            evidence: dict[str, object] = {"uid": uid}
+        else:
+            what = f"a card of deck {found[0]} (the deck in play is {self.deck_id})"
+            cards = [found[1]]
+            evidence = {"uid": uid, "deck": found[0]}
+        if hand is not None and hand.live:
+            hand.defective_card(uid, what, cards, evidence)
             return None
-        deck_id, card = found
-        if self.deck_id is None:
-            self.deck_id = deck_id
-        elif deck_id != self.deck_id:
-            self.flagged.add(uid)
-            if session is not None and live:
-                session.defect(f"a card of deck {deck_id}", "MISDEAL-09")
-            window = session is not None and session.window_open
-            self.out.alert("deck_defective_foreign_card",
-                           "MISDEAL-09" if window else "DECK-05", "critical",
-                           f"a card of deck {deck_id} was read; the deck in play is "
-                           f"{self.deck_id}", remedy=FOREIGN_REMEDY, cards=[card],
-                           evidence={"uid": uid, "deck": deck_id})
-            return None
-        return card
+        self.out.alert("deck_defective_foreign_card", "MISDEAL-09", "critical",
+                       f"{what} was read between hands", remedy=FOREIGN_REMEDY, cards=cards,
+                       evidence=evidence)
+        return None
 
     def scan(self, uids: list[str], in_hand: bool) -> None:
         """DECK-01/02: a loaded deck's inventory must be 52 distinct cards of one deck."""

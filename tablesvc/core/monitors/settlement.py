@@ -1,4 +1,7 @@
-"""How the pot went, for the floor's record (POT-01/03/04/07, SHOW-01): info alerts only."""
+"""How the pot went, for the floor's record (POT-01/03/04/07): info alerts only.
+
+The showing order is the game's own rule (SHOW-01 in hold'em, SHOW-14 in draw): the hand
+session says it, under the rule its game names, just before this report."""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ from tablesvc.core.monitors.base import Monitor
 class SettlementReport(Monitor):
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "POT-07": ("pot_uncontested",),
-        "SHOW-01": ("showdown_order",),
         "POT-01": ("side_pot_required",),
         "POT-03": ("split_pot",),
         "POT-04": ("odd_chip_assignment",),
@@ -28,10 +30,6 @@ class SettlementReport(Monitor):
             alert("pot_uncontested", "POT-07", "info",
                   f"everyone else folded: seat {winner} wins without showing", seat=winner)
             return
-        order = [s.seat for s in st.showdown]
-        alert("showdown_order", "SHOW-01", "info",
-              "showing order: " + ", ".join(f"seat {s}" for s in order),
-              seat=order[0] if order else None)
         if st.contested_pots > 1:
             alert("side_pot_required", "POT-01", "info",
                   "pots: " + "; ".join(f"{_pot(a.pot)} {a.amount}" for a in st.awards))

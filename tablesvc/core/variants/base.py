@@ -12,10 +12,11 @@ as they are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from typing import Any, ClassVar, Protocol
 
 from tablesvc.core.context import TableContext
+from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.ledger import CheckedOut, Ledger, LedgerOutcome, Problem, Settled
@@ -56,6 +57,8 @@ class Variant:
     # the betting rounds in order: street -> (how the floor names it, what may follow it)
     rounds: ClassVar[dict[str, tuple[str, str]]]
     fold_rule: ClassVar[str]  # the rule under which a fold is recorded
+    show_rule: ClassVar[str]  # the rule that orders the showdown
+    misdeal_window: ClassVar[bool]  # the first voluntary action ends the misdeal window
     folds_recoverable: ClassVar[bool]  # a folded hand never mucked may come back (SHOW-07)
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {}
     BUTTONS: ClassVar[frozenset[str]] = frozenset()  # console buttons of this game
@@ -65,8 +68,10 @@ class Variant:
 
     # --- dealing in -----------------------------------------------------------------
     def deal_in(self, seated: list[int], button: int, players: dict[int, Player], unit: int,
-                carried: int) -> tuple[Tracker, Ledger, HistoryBook | None]:
-        """The tracker, the ledger and the book of a new hand; no event yet."""
+                carried: int, unverified: Set[int] = frozenset()
+                ) -> tuple[Tracker, Ledger, HistoryBook | None]:
+        """The tracker, the ledger and the book of a new hand; no event yet. ``unverified``:
+        seats whose stacks no chip count has confirmed since an untracked hand."""
         raise NotImplementedError
 
     def started(self, session: HandView) -> None:
@@ -85,14 +90,28 @@ class Variant:
     def dealt(self, session: HandView) -> None:
         """A card reached a seat."""
 
+    def too_early(self, session: HandView, t: str, f: tuple[str, ...],
+                  value: int) -> bool | None:
+        """A frame of the game's own steps that would come before something another device
+        saw first (``tablesvc.core.physical_order``): True or False when the game decides,
+        None to leave it to the hand's common checks. ``value``: a chip inventory's worth."""
+        del session, t, f, value
+        return None
+
+    def forced_bets_out(self, session: HandView) -> bool:
+        """Before the first card: forced bets not in their zones yet (their chips may be on
+        their way from a slower port)."""
+        del session
+        return False
+
     def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
         """The first card went to the wrong seat: the dealer misplaced the button."""
 
-    def defect(self, session: HandView, what: str, rule: str) -> None:
-        """A defective deck turned up while the hand runs."""
-
-    def duplicate_found(self, session: HandView) -> None:
-        """A card turned up twice in the deck (DECK-04)."""
+    def defect(self, session: HandView, kind: DefectKind, what: str,
+               cards: list[str]) -> DefectRuling:
+        """A defective deck turned up while the hand runs: ``kind`` of fault, ``what`` in
+        words, the ``cards`` concerned (for the secure detail)."""
+        raise NotImplementedError
 
     def pack_scanned(self, session: HandView, uids: list[str]) -> bool:
         """The shoe scanned a pack mid-hand; True when the game took it as its own."""

@@ -8,11 +8,14 @@ pack, the out-of-turn rules of draw (BET-24/25), a game checked out with the pot
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Set
+from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
+from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.draw import CARDS, DrawHand
+from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.ledger import (
     Acted,
@@ -41,13 +44,15 @@ class Draw5(Variant):
     rounds: ClassVar[dict[str, tuple[str, str]]] = {
         "predraw": ("first", "the draw"), "postdraw": ("second", "the showdown")}
     fold_rule: ClassVar[str] = "BET-26"
+    show_rule: ClassVar[str] = "SHOW-14"
+    misdeal_window: ClassVar[bool] = False
     folds_recoverable: ClassVar[bool] = False
     BUTTONS: ClassVar[frozenset[str]] = frozenset({"DRAW", "CARDS_VIEWED", "SHUFFLE_ERROR"})
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "SEAT-07": ("ante_missing",),
         "SEAT-09": ("dealer_rotation_error",),
         "SEAT-10": ("player_count_out_of_range",),
-        "DECK-06": ("redeal_required",),
+        "DECK-06": ("deck_defective_foreign_card", "deck_defective_duplicate"),
         "MISDEAL-15": ("redeal_may_be_demanded",),
         "POT-09": ("pot_chips_removed",),
         "POT-10": ("pot_carryover",),
@@ -63,7 +68,8 @@ class Draw5(Variant):
     }
 
     def deal_in(self, seated: list[int], button: int, players: dict[int, Player], unit: int,
-                carried: int) -> tuple[Tracker, Ledger, HistoryBook | None]:
+                carried: int, unverified: Set[int] = frozenset()
+                ) -> tuple[Tracker, Ledger, HistoryBook | None]:
         s = self.s
         hand = DrawHand(tuple(seated), button)
         order = hand.order
@@ -71,7 +77,8 @@ class Draw5(Variant):
             order=order, button=button, stacks={seat: players[seat].stack for seat in order},
             small_blind=0, big_blind=s.big_blind, ante=s.ante, ante_mode="each",
             structure=Structure(s.limit), unit=unit, settle_ms=s.bet_settle_ms,
-            plan=DrawBetting(s.all_check), carried=carried)
+            plan=DrawBetting(s.all_check), carried=carried,
+            unverified=frozenset(unverified) & frozenset(order))
         return hand, ledger, None  # PHH has no five-card-draw-high variant
 
     def started(self, session: HandView) -> None:
@@ -88,12 +95,46 @@ class Draw5(Variant):
         out.emit(ev.HandStarted, hand=session.number, variant="draw5", limit=s.limit,
                  button=session.ledger.button, small_blind_seat=None, big_blind_seat=None,
                  seats=[ev.SeatInfo(seat=seat, name=players[seat].name,
-                                    stack=players[seat].stack) for seat in order],
+                                    stack=players[seat].stack,
+                                    unverified=seat in session.ledger.unverified)
+                        for seat in order],
                  small_blind=0, big_blind=0, ante=s.ante, ante_mode="each",
                  carried_pot=carry)
         if carry:
             out.alert("pot_carryover", "POT-10", "info",
                       f"this game starts with {carry} carried over from the last one")
+
+    def too_early(self, session: HandView, t: str, f: tuple[str, ...],
+                  value: int) -> bool | None:
+        """The draw's own order, player by player: the announcement (console), the discards
+        (muck), the replacements (shoe, then the seat). A step of a player read before the
+        step that came first waits for it."""
+        hand = _draw(session)
+        announcing = t == "BTN" and f[0] == "DRAW"
+        if hand.phase in ("deal", "predraw"):
+            return True if announcing else None  # the round's last action may be on its way
+        if hand.phase != "draw":
+            return None
+        turn = hand.current()
+        if announcing:  # the last player's replacements may still be landing
+            return hand.pending is not None or (
+                turn is not None and turn.announced is not None and len(f) > 1
+                and f[1] != str(turn.seat))
+        if t == "ARR" and f[0] == "MUCK":  # a discard: not before its player's announcement
+            seat = hand.owner(f[1])
+            mine = hand.turn_of(seat) if seat is not None else None
+            if mine is None:
+                return None
+            return mine.announced is None and not mine.done
+        if t == "DRAW" and turn is not None:  # a replacement before the discards or the call
+            return turn.announced is None or len(turn.discards) < turn.announced
+        if t == "CHIPS" and f[0].startswith("B") and turn is not None:
+            # a bet of the second round while a player has not finished his exchange
+            return value > session.table.zones.get(f[0], 0)
+        return None
+
+    def forced_bets_out(self, session: HandView) -> bool:
+        return session.table.zones.get("POT", 0) < session.ledger.antes
 
     def first_card(self, session: HandView) -> None:
         ledger = session.ledger
@@ -112,13 +153,26 @@ class Draw5(Variant):
                           seat=seat, remedy="redress if no card has been looked at; otherwise "
                           "the draw redeal rules apply (MISDEAL-16)")
 
-    def defect(self, session: HandView, what: str, rule: str) -> None:
+    def defect(self, session: HandView, kind: DefectKind, what: str,
+               cards: list[str]) -> DefectRuling:
         """DECK-06: in draw any defective deck found before the pot is collected means the
-        game is dealt again (A-08)."""
-        session.out.alert("redeal_required", "DECK-06", "critical",
-                          f"{what} turned up before the pot was collected: the game must be "
-                          "dealt again", remedy="void the game: every bet goes back, replace "
-                          "the deck, the same dealer deals again (REDEAL)")
+        game is dealt again (A-08): void until the dealer presses REDEAL."""
+        del session
+        remedy = ("void the game: every bet goes back, replace the deck, the same dealer deals "
+                  "again (REDEAL)")
+
+        def raise_alert(out: Emitter, seat: int | None, where: str,
+                        evidence: dict[str, Any]) -> None:
+            if kind == "foreign":
+                out.alert("deck_defective_foreign_card", "DECK-06", "critical",
+                          f"{what}: {where}; the game must be dealt again", seat=seat,
+                          remedy=remedy, cards=cards, evidence=evidence)
+            else:
+                out.alert("deck_defective_duplicate", "DECK-06", "critical",
+                          f"{what}: {where}; the game must be dealt again", seat=seat,
+                          remedy=remedy, cards=cards, evidence=evidence)
+
+        return DefectRuling(raise_alert, cancel_now=False)
 
     def pack_scanned(self, session: HandView, uids: list[str]) -> bool:
         hand = _draw(session)
@@ -158,7 +212,9 @@ class Draw5(Variant):
 
     def bet_zone_changed(self, session: HandView, seat: int, value: int,
                          before: int) -> None:
-        if value and value != before:  # not the reader repeating an inventory
+        # chips going in mean betting; chips coming out (an uncalled bet handed back, the
+        # gathering) do not, and the reader repeating an inventory is no news
+        if value > before:
             self.betting_resumes(session)
 
     def betting_resumes(self, session: HandView) -> None:
@@ -229,7 +285,7 @@ class Draw5(Variant):
                   f"the pot of {o.carried} stays in the middle for the next game",
                   remedy="the next game starts with this pot plus the new antes; the "
                   "Vorhand deals next")
-        session.hand_ended("checked_out", session.ledger.stacks, carried_pot=o.carried)
+        session.hand_ended("checked_out", session.ledger.shown_stacks(), carried_pot=o.carried)
         session.table.eliminate(session.tracker.order)
 
     def showdown(self, session: HandView) -> None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
+from tablesvc.core.defects import DefectKind, DefectRuling
+from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import HOLE_CARDS, HoldemHand
 from tablesvc.core.ledger import Ledger
-from tablesvc.core.monitors.blinds import Blinds
+from tablesvc.core.monitors.blinds import Blinds, posted_blinds
 from tablesvc.core.monitors.deal_completion import WORDS, DealCompletion
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
@@ -24,15 +27,20 @@ class Holdem(Variant):
         "preflop": ("preflop", "the flop"), "flop": ("flop", "the turn"),
         "turn": ("turn", "the river"), "river": ("river", "the showdown")}
     fold_rule: ClassVar[str] = "BET-08"
+    show_rule: ClassVar[str] = "SHOW-01"
+    misdeal_window: ClassVar[bool] = True
     folds_recoverable: ClassVar[bool] = True
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
-        "MISDEAL-09": ("misdeal_required",),
-        "MISDEAL-10": ("misdeal_required",),
+        "MISDEAL-09": ("deck_defective_foreign_card",),
+        "MISDEAL-10": ("deck_defective_duplicate",),
+        "DECK-04": ("deck_defective_duplicate",),
+        "DECK-05": ("deck_defective_foreign_card",),
         "SEAT-02": ("button_position_error",),
     }
 
     def deal_in(self, seated: list[int], button: int, players: dict[int, Player], unit: int,
-                carried: int) -> tuple[Tracker, Ledger, HistoryBook | None]:
+                carried: int, unverified: Set[int] = frozenset()
+                ) -> tuple[Tracker, Ledger, HistoryBook | None]:
         del carried  # hold'em pots never carry over
         s = self.s
         hand = HoldemHand(tuple(seated), button)
@@ -41,7 +49,7 @@ class Holdem(Variant):
             order=order, button=button, stacks={seat: players[seat].stack for seat in order},
             small_blind=s.small_blind, big_blind=s.big_blind, ante=s.ante,
             ante_mode=s.ante_mode, structure=Structure(s.limit), unit=unit,
-            settle_ms=s.bet_settle_ms)
+            settle_ms=s.bet_settle_ms, unverified=frozenset(unverified) & frozenset(order))
         return hand, ledger, HistoryBook(order)
 
     def started(self, session: HandView) -> None:
@@ -50,7 +58,8 @@ class Holdem(Variant):
         session.out.emit(ev.HandStarted, hand=session.number, variant="holdem", limit=s.limit,
                          button=session.ledger.button, small_blind_seat=sb, big_blind_seat=bb,
                          seats=[ev.SeatInfo(seat=seat, name=players[seat].name,
-                                            stack=players[seat].stack)
+                                            stack=players[seat].stack,
+                                            unverified=seat in session.ledger.unverified)
                                 for seat in session.tracker.order],
                          small_blind=s.small_blind, big_blind=s.big_blind,
                          ante=s.ante, ante_mode=s.ante_mode)
@@ -58,6 +67,11 @@ class Holdem(Variant):
     def monitors(self, session: HandView) -> dict[str, Any]:
         return {"blinds": Blinds(session.out),
                 "deal": DealCompletion(session.out, self.hole_cards)}
+
+    def forced_bets_out(self, session: HandView) -> bool:
+        zones, ledger = session.table.zones, session.ledger
+        return any(zones.get(f"B{seat}", 0) < amount
+                   for seat, amount in posted_blinds(ledger).items())
 
     def first_card(self, session: HandView) -> None:
         session.monitors["blinds"].first_card(session.ledger, session.table.zones)
@@ -77,19 +91,31 @@ class Holdem(Variant):
                           "from the wrong button are redressed, or, while no one has acted, "
                           "a misdeal (MISDEAL-04)")
 
-    def defect(self, session: HandView, what: str, rule: str) -> None:
-        """While no one has acted (the misdeal window is open), a defect calls for a misdeal."""
-        if session.window_open or session.tracker.next_index == 1:
-            session.out.alert("misdeal_required", rule, "critical",
-                              f"{what} turned up while no player has acted: this is a misdeal",
-                              remedy="declare the misdeal: collect every card, replace the "
-                              "deck, shuffle and cut, deal again with the same button "
-                              "(MISDEAL-02)")
+    def defect(self, session: HandView, kind: DefectKind, what: str,
+               cards: list[str]) -> DefectRuling:
+        """While no one has acted (the misdeal window) a defective deck is a misdeal
+        (MISDEAL-09/10); after it the hand is cancelled and every bet goes back (DECK-04/05,
+        R11, A-08). One alert says both the fault and what follows."""
+        window = session.window_open or session.tracker.next_index == 1
+        if window:
+            remedy = ("declare the misdeal: collect every card, replace the deck, shuffle and "
+                      "cut, deal again with the same button (MISDEAL-02)")
+        else:
+            remedy = ("the hand is cancelled and every bet goes back (A-08); collect the "
+                      "cards and replace the deck before the next hand; the button stays")
 
-    def duplicate_found(self, session: HandView) -> None:
-        """R11, DECK-04: after the window the hand is cancelled, every contribution back."""
-        if not session.window_open and session.live and session.tracker.next_index > 2:
-            session.end()
+        def raise_alert(out: Emitter, seat: int | None, where: str,
+                        evidence: dict[str, Any]) -> None:
+            if kind == "foreign":
+                out.alert("deck_defective_foreign_card", "MISDEAL-09" if window else "DECK-05",
+                          "critical", f"{what}: {where}", seat=seat, remedy=remedy,
+                          cards=cards, evidence=evidence)
+            else:
+                out.alert("deck_defective_duplicate", "MISDEAL-10" if window else "DECK-04",
+                          "critical", f"{what}: {where}", seat=seat, remedy=remedy,
+                          cards=cards, evidence=evidence)
+
+        return DefectRuling(raise_alert, cancel_now=not window)
 
     def first_round_action(self, session: HandView, seat: int, action: str) -> None:
         hand = session.tracker

@@ -1,0 +1,156 @@
+"""The floor console's config (its own TOML file), refused with every problem listed.
+
+Secure by default: the web server binds to 127.0.0.1; a config that exposes it on any other
+address must name a users file (floor staff log in) and either a certificate or a TLS proxy in
+front, because the session cookie is marked Secure and a browser sends it over HTTPS only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tablesvc.config.table import ConfigError, resolve
+
+
+def loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FloorSection(_Section):
+    venue: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
+    name: str = Field("", max_length=64, description="shown in the page's title bar")
+
+
+class FloorMqtt(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(1883, ge=1, le=65535)
+    username: str = "floor"
+    password_file: str = ""
+    ca_file: str = ""
+    topic_prefix: str = "tablesvc/v1"
+    protocol: Literal["5", "3.1.1"] = "5"
+    keepalive: int = Field(30, ge=5, le=3600)
+    client_id: str = Field("", max_length=64,
+                           description="default floor-<venue>; the broker keeps this "
+                           "session's messages while the console is down")
+    session_expiry_s: int = Field(86400, ge=0, le=604800)
+
+
+class FloorWeb(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=0, le=65535)
+    users_file: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+    behind_tls_proxy: bool = Field(False, description="a reverse proxy in front terminates "
+                                   "TLS (the browser speaks HTTPS to it)")
+    session_hours: float = Field(12, gt=0, le=168)
+    sound: bool = Field(True, description="critical alerts may beep (the page asks once)")
+
+    @model_validator(mode="after")
+    def _secure_when_exposed(self) -> FloorWeb:
+        problems = []
+        if bool(self.cert_file) != bool(self.key_file):
+            problems.append("cert_file and key_file go together")
+        if not loopback(self.host):
+            if not self.users_file:
+                problems.append(f"host {self.host!r} is reachable from other machines: set "
+                                "users_file so that floor staff log in")
+            if not (self.cert_file or self.behind_tls_proxy):
+                problems.append(f"host {self.host!r} is reachable from other machines: set "
+                                "cert_file and key_file (or behind_tls_proxy = true), the "
+                                "session cookie is sent over HTTPS only")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @property
+    def https(self) -> bool:
+        """Whether the browser reaches the console over HTTPS (the cookie is then Secure)."""
+        return bool(self.cert_file) or self.behind_tls_proxy
+
+
+class FloorStorage(_Section):
+    path: str = Field("floor.sqlite", description="SQLite file (WAL), relative to the config")
+    url: str = Field("", description="postgresql://... instead of the SQLite file")
+    password_file: str = Field("", description="the database password (kept out of url)")
+
+    @model_validator(mode="after")
+    def _url(self) -> FloorStorage:
+        if self.url and not self.url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("url: only postgresql://... URLs are supported (leave it empty "
+                             "for the SQLite file)")
+        return self
+
+
+class FloorConfig(_Section):
+    floor: FloorSection
+    mqtt: FloorMqtt = FloorMqtt()
+    web: FloorWeb = FloorWeb()
+    storage: FloorStorage = FloorStorage()
+
+    def prefix(self) -> str:
+        return f"{self.mqtt.topic_prefix.rstrip('/')}/{self.floor.venue}"
+
+
+def is_floor_config(raw: dict[str, object]) -> bool:
+    """A TOML document is a floor config when it has a [floor] section (a table's has
+    [table])."""
+    return "floor" in raw and "table" not in raw
+
+
+def read_toml(path: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(path, ["file not found"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, [f"cannot read: {exc}"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, [f"not valid TOML: {exc}"]) from None
+
+
+def load_floor_config(path: str | Path) -> FloorConfig:
+    """Read and validate a floor config; raise ConfigError listing every problem, including
+    files it names that are missing."""
+    p = Path(path)
+    return validate_floor_config(read_toml(p), p)
+
+
+def validate_floor_config(raw: dict[str, object], path: Path) -> FloorConfig:
+    try:
+        cfg = FloorConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for e in exc.errors():
+            key = ".".join(str(x) for x in e["loc"]) or "(top level)"
+            msg = e["msg"].removeprefix("Value error, ")
+            if e["type"] == "extra_forbidden":
+                msg = "unknown key (check the spelling)"
+            problems.append(f"{key}: {msg}")
+        raise ConfigError(path, problems) from None
+    missing = [f"{key}: file {resolve(path, value)} not found"
+               for key, value in (("mqtt.password_file", cfg.mqtt.password_file),
+                                  ("mqtt.ca_file", cfg.mqtt.ca_file),
+                                  ("web.users_file", cfg.web.users_file),
+                                  ("web.cert_file", cfg.web.cert_file),
+                                  ("web.key_file", cfg.web.key_file),
+                                  ("storage.password_file", cfg.storage.password_file))
+               if value and not resolve(path, value).is_file()]
+    if missing:
+        raise ConfigError(path, missing)
+    return cfg

@@ -1,0 +1,303 @@
+"""The console's MQTT side: every public topic of the venue in, ``cmd/ack_alert`` out.
+
+One thread (the writer) does all the work in order: it takes what paho received, drops hidden
+cards (``public``), keeps the message (``store``) and updates the live picture (``venue``),
+commits, and only then acknowledges the messages to the broker (paho's manual ack). With a
+persistent session (a fixed client id, clean start off) the broker keeps the console's
+messages while it is down and sends again what it had not acknowledged, so a restart of the
+console loses no alert, acknowledgement or hand; the second copy of anything is recognised
+by (table, seq) and changes nothing. Acknowledging an alert runs on the same thread, so the
+database has one writer.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import ssl
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import structlog
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from tablesvc.config.table import resolve
+from tablesvc.floor.config import FloorConfig
+from tablesvc.floor.db import Database
+from tablesvc.floor.public import public_event
+from tablesvc.floor.store import Queries, Store, today
+from tablesvc.floor.venue import Venue
+from tablesvc.pipeline.publisher import read_password
+
+log = structlog.get_logger("tablesvc.floor.intake")
+
+BATCH_MAX = 500
+SHOWN = frozenset({"warning", "critical"})
+"""Severities of the alert queue; info alerts are kept with the hand's events."""
+Notify = Callable[[str, Any], None]
+"""(kind, payload) for the web pages: "table" (a table's view), "alert" (an alert row)."""
+
+
+class AckError(Exception):
+    """An acknowledgement the console refuses (unknown alert, already acknowledged)."""
+
+
+@dataclass(frozen=True)
+class _Received:
+    topic: str
+    payload: bytes
+    mid: int
+    qos: int
+
+
+@dataclass(frozen=True)
+class _Ack:
+    table: str
+    seq: int
+    by: str
+    done: Future[dict[str, Any]]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Intake:
+    """Subscribe, keep, show. ``start`` connects and starts the writer; ``stop`` ends both."""
+
+    def __init__(self, cfg: FloorConfig, cfg_path: Path, db: Database, notify: Notify) -> None:
+        self.cfg = cfg
+        self.cfg_path = cfg_path
+        self.prefix = cfg.prefix()
+        self.store = Store(db)
+        self.queries = Queries(db)  # the writer's own reads (same connection, same thread)
+        self.venue = Venue()
+        self.lock = threading.Lock()  # guards venue for snapshot() from other threads
+        self.notify = notify
+        self.inbox: queue.Queue[_Received | _Ack | None] = queue.Queue()
+        self.connected = threading.Event()
+        self.refused: str | None = None
+        self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0,
+                      "batches": 0}
+        self._writer = threading.Thread(target=self._run, name="floor-writer", daemon=True)
+        self.client = self._client()
+        for table, topics in self.queries.retained().items():
+            for topic, body in topics.items():
+                self.venue.apply_retained(table, topic, body)
+
+    # ------------------------------------------------------------------ MQTT
+    def _client(self) -> mqtt.Client:
+        m = self.cfg.mqtt
+        v5 = m.protocol == "5"
+        client_id = m.client_id or f"floor-{self.cfg.floor.venue}"
+        c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, client_id=client_id,
+                        protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311,
+                        clean_session=None if v5 else False, manual_ack=True)
+        if m.username:
+            password = read_password(str(resolve(self.cfg_path, m.password_file))
+                                     if m.password_file else "")
+            c.username_pw_set(m.username, password)
+        if m.ca_file:
+            c.tls_set(ca_certs=str(resolve(self.cfg_path, m.ca_file)),
+                      tls_version=ssl.PROTOCOL_TLS_CLIENT)
+        c.on_connect = self._on_connect
+        c.on_disconnect = self._on_disconnect
+        c.on_message = self._on_message
+        c.reconnect_delay_set(1, 10)
+        return c
+
+    def topics(self) -> list[str]:
+        p = self.prefix
+        return [f"{p}/+/status", f"{p}/+/state", f"{p}/+/devices/+", f"{p}/+/alerts",
+                f"{p}/+/events", f"{p}/+/cmd/ack_alert/reply"]
+
+    def start(self) -> None:
+        m = self.cfg.mqtt
+        self._writer.start()
+        if m.protocol == "5":
+            props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+            props.SessionExpiryInterval = m.session_expiry_s
+            self.client.connect_async(m.host, m.port, keepalive=m.keepalive, clean_start=False,
+                                      properties=props)
+        else:
+            self.client.connect_async(m.host, m.port, keepalive=m.keepalive)
+        self.client.loop_start()
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+        self.inbox.put(None)
+        self._writer.join(10)
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
+                    props: Any = None) -> None:
+        if getattr(rc, "is_failure", False) or (isinstance(rc, int) and rc != 0):
+            self.refused = str(rc)
+            log.error("broker refused the connection", reason=str(rc),
+                      user=self.cfg.mqtt.username)
+            return
+        self.refused = None
+        client.subscribe([(t, 1) for t in self.topics()])
+        self.connected.set()
+        log.info("connected", host=self.cfg.mqtt.host, port=self.cfg.mqtt.port)
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
+                       props: Any = None) -> None:
+        self.connected.clear()
+        log.warning("disconnected from the broker", reason=str(rc))
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        self.inbox.put(_Received(msg.topic, bytes(msg.payload), msg.mid, msg.qos))
+
+    # ------------------------------------------------------------------ acknowledging
+    def acknowledge(self, table: str, seq: int, by: str) -> Future[dict[str, Any]]:
+        """Acknowledge an alert as ``by``; the future gets the alert row as recorded."""
+        done: Future[dict[str, Any]] = Future()
+        self.inbox.put(_Ack(table, seq, by, done))
+        return done
+
+    def _ack(self, req: _Ack) -> dict[str, Any]:
+        row = self.queries.alert(req.table, req.seq)
+        if row is None:
+            raise AckError(f"no alert {req.seq} at table {req.table}")
+        if row["ack_state"]:
+            raise AckError(f"already acknowledged by {row['acked_by'] or 'someone'} at "
+                           f"{row['acked_at']}")
+        at = now_iso()
+        # the table holds its critical alerts open until acknowledged (and whatever its
+        # retained state lists); a warning it does not hold is acknowledged here only
+        if row["severity"] == "critical" or row["alert_id"] in self.venue.open_alert_ids(
+                req.table):
+            request_id = f"floor-{uuid.uuid4().hex[:16]}"
+            self.store.ack_sent(req.table, req.seq, req.by, at, request_id, "sent")
+            self.store.commit()
+            body = {"request_id": request_id, "alert_id": row["alert_id"], "by": req.by}
+            self.client.publish(f"{self.prefix}/{req.table}/cmd/ack_alert",
+                                json.dumps(body), qos=1)
+        else:
+            self.store.ack_sent(req.table, req.seq, req.by, at, None, "floor",
+                                "acknowledged on the floor (the table holds no warning open)")
+            self.store.commit()
+        fresh = self.queries.alert(req.table, req.seq)
+        assert fresh is not None
+        return fresh
+
+    # ------------------------------------------------------------------ the writer
+    def _run(self) -> None:
+        while True:
+            item = self.inbox.get()
+            if item is None:
+                return
+            batch: list[_Received | _Ack] = [item]
+            while len(batch) < BATCH_MAX:
+                try:
+                    nxt = self.inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self.inbox.put(None)
+                    break
+                batch.append(nxt)
+            try:
+                self._batch(batch)
+            except Exception:  # a bug must not stop the floor's screen; the broker resends
+                log.exception("batch failed", size=len(batch))
+                self.store.db.rollback()
+                time.sleep(0.5)
+
+    def _batch(self, batch: list[_Received | _Ack]) -> None:
+        tables: dict[str, dict[str, Any]] = {}
+        alerts: list[dict[str, Any]] = []
+        received = [m for m in batch if isinstance(m, _Received)]
+        for msg in received:
+            self._message(msg, tables, alerts)
+        self.store.commit()
+        for msg in received:
+            if msg.qos > 0:
+                self.client.ack(msg.mid, msg.qos)
+        self.stats["batches"] += 1
+        for view in tables.values():
+            self.notify("table", view)
+        for row in alerts:
+            self.notify("alert", row)
+        for req in (m for m in batch if isinstance(m, _Ack)):
+            try:
+                row = self._ack(req)
+            except AckError as err:
+                req.done.set_exception(err)
+                continue
+            req.done.set_result(row)
+            self.notify("alert", row)
+
+    def _message(self, msg: _Received, tables: dict[str, dict[str, Any]],
+                 alerts: list[dict[str, Any]]) -> None:
+        self.stats["messages"] += 1
+        rest = msg.topic.removeprefix(self.prefix + "/")
+        table, _, sub = rest.partition("/")
+        try:
+            body = json.loads(msg.payload)
+        except ValueError:
+            self.stats["dropped"] += 1
+            log.warning("not JSON, dropped", topic=msg.topic)
+            return
+        if not isinstance(body, dict):
+            self.stats["dropped"] += 1
+            return
+        if sub in ("status", "state") or sub.startswith("devices/"):
+            if sub == "state":
+                from tablesvc.floor.public import public_state
+
+                body = public_state(body)
+            self.store.keep_retained(table, sub, body)
+            with self.lock:
+                view = self.venue.apply_retained(table, sub, body)
+                tables[table] = view.as_json()
+        elif sub in ("events", "alerts"):
+            event = public_event(body)
+            if event is None or not isinstance(event.get("seq"), int):
+                self.stats["dropped"] += 1
+                return
+            if not self.store.add_event(table, event):
+                self.stats["duplicates"] += 1
+                return
+            self.stats["events"] += 1
+            with self.lock:
+                view = self.venue.apply_event(table, event, on_events=sub == "events")
+                tables[table] = view.as_json()
+            if event.get("type") == "alert" and event.get("severity") in SHOWN:
+                row = self.queries.alert(table, int(event["seq"]))
+                if row is not None:
+                    alerts.append(row)
+        elif sub == "cmd/ack_alert/reply":
+            rid = body.get("request_id")
+            if not isinstance(rid, str) or not rid.startswith("floor-"):
+                return  # the controller's acknowledgement, not ours
+            ok = bool(body.get("ok"))
+            text = ("acknowledged by the table" if ok else
+                    f"the table refused: {body.get('error') or 'no reason given'}")
+            target = self.store.ack_reply(table, rid, ok, text)
+            if target is not None:
+                row = self.queries.alert(target.table, target.seq)
+                if row is not None:
+                    alerts.append(row)
+
+    def snapshot(self) -> dict[str, Any]:
+        """What a page needs when it (re)connects; called from the web's thread pool."""
+        with self.lock:
+            tables = self.venue.snapshot()
+        return {"tables": tables}
+
+
+def initial_alerts(queries: Queries) -> list[dict[str, Any]]:
+    """The alert queue a page starts with: open alerts, and the day's acknowledged ones."""
+    return queries.open_alerts() + queries.recent_acked(today())

@@ -1,0 +1,246 @@
+"""The console's memory of the day: every public event, alert, hand and acknowledgement.
+
+Thin on purpose: portable SQL over ``tablesvc.floor.db`` (SQLite by default, PostgreSQL when
+configured). ``Store`` is the writer (the intake's one thread); ``Queries`` answers the web
+pages, from its own connection, so a search never waits for a write (WAL).
+
+De-duplication is on (table, seq), the events' primary key (DESIGN §9): an alert arrives on
+both ``events`` and ``alerts``, and the broker delivers a message again after a restart of the
+console; the second copy changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tablesvc.floor.db import Database
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS events (
+        tbl TEXT NOT NULL, seq BIGINT NOT NULL, day TEXT NOT NULL, ts TEXT NOT NULL,
+        hand INTEGER, type TEXT NOT NULL, seat INTEGER, body TEXT NOT NULL,
+        PRIMARY KEY (tbl, seq))""",
+    "CREATE INDEX IF NOT EXISTS events_day_tbl_seat ON events (day, tbl, seat, ts)",
+    "CREATE INDEX IF NOT EXISTS events_day_seat ON events (day, seat, ts)",
+    """CREATE TABLE IF NOT EXISTS alerts (
+        tbl TEXT NOT NULL, seq BIGINT NOT NULL, alert_id TEXT NOT NULL, day TEXT NOT NULL,
+        ts TEXT NOT NULL, hand INTEGER, name TEXT NOT NULL, rule TEXT NOT NULL,
+        severity TEXT NOT NULL, seat INTEGER, message TEXT NOT NULL, remedy TEXT NOT NULL,
+        ack_state TEXT NOT NULL DEFAULT '', acked_by TEXT, acked_at TEXT, ack_request TEXT,
+        ack_reply TEXT, PRIMARY KEY (tbl, seq))""",
+    "CREATE INDEX IF NOT EXISTS alerts_day ON alerts (day, ts)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_tbl ON alerts (day, tbl)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_rule ON alerts (day, rule)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_severity ON alerts (day, severity)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_seat ON alerts (day, seat)",
+    "CREATE INDEX IF NOT EXISTS alerts_tbl_id ON alerts (tbl, alert_id)",
+    "CREATE INDEX IF NOT EXISTS alerts_request ON alerts (ack_request)",
+    "CREATE INDEX IF NOT EXISTS alerts_open ON alerts (ack_state, ts)",
+    """CREATE TABLE IF NOT EXISTS hands (
+        tbl TEXT NOT NULL, start_seq BIGINT NOT NULL, hand INTEGER NOT NULL, day TEXT NOT NULL,
+        started_ts TEXT NOT NULL, end_seq BIGINT, ended_ts TEXT, reason TEXT, seats TEXT,
+        button INTEGER, PRIMARY KEY (tbl, start_seq))""",
+    "CREATE INDEX IF NOT EXISTS hands_tbl_day ON hands (tbl, day, start_seq)",
+    """CREATE TABLE IF NOT EXISTS retained (
+        tbl TEXT NOT NULL, topic TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (tbl, topic))""",
+)
+ALERT_COLUMNS = ("tbl", "seq", "alert_id", "day", "ts", "hand", "name", "rule", "severity",
+                 "seat", "message", "remedy", "ack_state", "acked_by", "acked_at",
+                 "ack_request", "ack_reply")
+SEVERITIES = ("info", "warning", "critical")
+
+
+def day_of(ts: str) -> str:
+    """The local calendar day of an event's UTC timestamp (the venue's day, as staff say it)."""
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone().date().isoformat()
+    except ValueError:
+        return datetime.now().date().isoformat()
+
+
+def today() -> str:
+    return datetime.now().date().isoformat()
+
+
+def migrate(db: Database) -> None:
+    for statement in SCHEMA:
+        db.execute(statement)
+    db.commit()
+
+
+@dataclass(frozen=True)
+class AckTarget:
+    """The alert an acknowledgement reply belongs to."""
+
+    table: str
+    seq: int
+
+
+class Store:
+    """Writes of the intake thread. Call ``commit`` after a batch."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        migrate(db)
+
+    def add_event(self, table: str, event: dict[str, Any]) -> bool:
+        """Keep a public event; False when (table, seq) was kept before."""
+        seq = int(event["seq"])
+        ts = str(event.get("ts", ""))
+        day = day_of(ts)
+        seat = event.get("seat")
+        new = self.db.execute(
+            "INSERT INTO events (tbl, seq, day, ts, hand, type, seat, body) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (table, seq, day, ts, event.get("hand"), str(event.get("type")),
+             seat if isinstance(seat, int) else None,
+             json.dumps(event, separators=(",", ":"))))
+        if new != 1:
+            return False
+        etype = event.get("type")
+        if etype == "alert":
+            self.db.execute(
+                "INSERT INTO alerts (tbl, seq, alert_id, day, ts, hand, name, rule, severity, "
+                "seat, message, remedy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                (table, seq, str(event.get("id", "")), day, ts, event.get("hand"),
+                 str(event.get("name", "")), str(event.get("rule", "")),
+                 str(event.get("severity", "")), seat if isinstance(seat, int) else None,
+                 str(event.get("message", "")), str(event.get("remedy", ""))))
+        elif etype == "hand_started":
+            self.db.execute(
+                "INSERT INTO hands (tbl, start_seq, hand, day, started_ts, seats, button) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (table, seq, int(event.get("hand") or 0), day, ts,
+                 json.dumps(event.get("seats", [])), event.get("button")))
+        elif etype == "hand_ended":
+            self.db.execute(
+                "UPDATE hands SET end_seq = ?, ended_ts = ?, reason = ? WHERE tbl = ? AND "
+                "start_seq = (SELECT MAX(start_seq) FROM hands WHERE tbl = ? AND hand = ? "
+                "AND start_seq < ?)",
+                (seq, ts, str(event.get("reason", "")), table, table,
+                 int(event.get("hand") or 0), seq))
+        return True
+
+    def keep_retained(self, table: str, topic: str, body: dict[str, Any]) -> None:
+        self.db.execute(
+            "INSERT INTO retained (tbl, topic, body) VALUES (?, ?, ?) "
+            "ON CONFLICT (tbl, topic) DO UPDATE SET body = excluded.body",
+            (table, topic, json.dumps(body, separators=(",", ":"))))
+
+    def ack_sent(self, table: str, seq: int, by: str, at: str, request_id: str | None,
+                 state: str, reply: str | None = None) -> bool:
+        """Record who acknowledged an alert and when; False when it was acknowledged before
+        (the first acknowledgement stands)."""
+        return self.db.execute(
+            "UPDATE alerts SET ack_state = ?, acked_by = ?, acked_at = ?, ack_request = ?, "
+            "ack_reply = ? WHERE tbl = ? AND seq = ? AND ack_state = ''",
+            (state, by, at, request_id, reply, table, seq)) == 1
+
+    def ack_reply(self, table: str, request_id: str, ok: bool, text: str) -> AckTarget | None:
+        rows = self.db.query("SELECT seq FROM alerts WHERE ack_request = ? AND tbl = ?",
+                             (request_id, table))
+        if not rows:
+            return None
+        self.db.execute("UPDATE alerts SET ack_state = ?, ack_reply = ? WHERE tbl = ? AND "
+                        "seq = ?", ("ok" if ok else "refused", text, table, rows[0][0]))
+        return AckTarget(table, int(rows[0][0]))
+
+    def commit(self) -> None:
+        self.db.commit()
+
+
+def alert_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(ALERT_COLUMNS, row, strict=True))
+
+
+class Queries:
+    """Reads for the web pages (one connection, used by one thread at a time)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def retained(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for tbl, topic, body in self.db.query("SELECT tbl, topic, body FROM retained"):
+            out.setdefault(tbl, {})[topic] = json.loads(body)
+        return out
+
+    def alert(self, table: str, seq: int) -> dict[str, Any] | None:
+        rows = self.db.query(f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE tbl = ? "
+                             "AND seq = ?", (table, seq))
+        return alert_row(rows[0]) if rows else None
+
+    def open_alerts(self, severities: tuple[str, ...] = ("warning", "critical"),
+                    limit: int = 1000) -> list[dict[str, Any]]:
+        """Alerts nobody has acknowledged yet (any day), newest first."""
+        marks = ", ".join("?" for _ in severities)
+        return [alert_row(r) for r in self.db.query(
+            f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE ack_state = '' "
+            f"AND severity IN ({marks}) ORDER BY ts DESC, seq DESC LIMIT ?",
+            (*severities, limit))]
+
+    def recent_acked(self, day: str, limit: int = 50) -> list[dict[str, Any]]:
+        return [alert_row(r) for r in self.db.query(
+            f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE day = ? AND ack_state <> '' "
+            "ORDER BY acked_at DESC LIMIT ?", (day, limit))]
+
+    def hands(self, table: str, day: str) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT h.start_seq, h.hand, h.started_ts, h.ended_ts, h.reason, h.button, "
+            "(SELECT COUNT(*) FROM alerts a WHERE a.tbl = h.tbl AND a.hand = h.hand AND "
+            "a.seq >= h.start_seq AND a.seq <= COALESCE(h.end_seq, a.seq) AND a.severity <> "
+            "'info') FROM hands h WHERE h.tbl = ? AND h.day = ? ORDER BY h.start_seq DESC",
+            (table, day))
+        return [{"start_seq": r[0], "hand": r[1], "started": r[2], "ended": r[3],
+                 "reason": r[4], "button": r[5], "alerts": r[6]} for r in rows]
+
+    def hand(self, table: str, start_seq: int) -> dict[str, Any] | None:
+        rows = self.db.query(
+            "SELECT hand, end_seq, started_ts, ended_ts, reason, seats, button FROM hands "
+            "WHERE tbl = ? AND start_seq = ?", (table, start_seq))
+        if not rows:
+            return None
+        hand, end_seq, started, ended, reason, seats, button = rows[0]
+        last = end_seq if end_seq is not None else 2**62
+        events = [json.loads(b) for (b,) in self.db.query(
+            "SELECT body FROM events WHERE tbl = ? AND seq >= ? AND seq <= ? AND hand = ? "
+            "ORDER BY seq", (table, start_seq, last, hand))]
+        alerts = [alert_row(r) for r in self.db.query(
+            f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE tbl = ? AND seq >= ? AND "
+            "seq <= ? AND hand = ? ORDER BY seq", (table, start_seq, last, hand))]
+        return {"table": table, "start_seq": start_seq, "hand": hand, "started": started,
+                "ended": ended, "reason": reason, "seats": json.loads(seats or "[]"),
+                "button": button, "events": events, "alerts": alerts}
+
+    def search(self, day: str, *, table: str | None = None, seat: int | None = None,
+               rule: str | None = None, severity: str | None = None,
+               limit: int = 200) -> dict[str, Any]:
+        """A day's alerts by table, seat, rule ID and severity, newest first; with only a
+        table and/or a seat, that seat's (or table's) events of the day too."""
+        where, params = ["day = ?"], [day]
+        for column, value in (("tbl", table), ("seat", seat), ("rule", rule),
+                              ("severity", severity)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)  # type: ignore[arg-type]
+        alerts = [alert_row(r) for r in self.db.query(
+            f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE {' AND '.join(where)} "
+            "ORDER BY ts DESC, seq DESC LIMIT ?", (*params, limit))]
+        events: list[dict[str, Any]] = []
+        if rule is None and severity is None and (table is not None or seat is not None):
+            ewhere, eparams = ["day = ?"], [day]
+            if table is not None:
+                ewhere.append("tbl = ?")
+                eparams.append(table)
+            if seat is not None:
+                ewhere.append("seat = ?")
+                eparams.append(seat)  # type: ignore[arg-type]
+            events = [json.loads(b) for (b,) in self.db.query(
+                f"SELECT body FROM events WHERE {' AND '.join(ewhere)} ORDER BY ts DESC "
+                "LIMIT ?", (*eparams, limit))]
+        return {"alerts": alerts, "events": events}

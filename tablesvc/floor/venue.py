@@ -1,0 +1,89 @@
+"""The live picture of every table: what the grid shows, built from the retained topics and
+the event stream. Pure: no I/O, no clock; the intake feeds it, the web pages read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablesvc.floor.public import public_state
+
+
+@dataclass
+class TableView:
+    id: str
+    online: bool | None = None
+    """From the retained ``status``: False once the broker published the table's will."""
+    version: str = ""
+    boot: int | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    last_seq: int = 0
+    last_ts: str = ""
+    gaps: int = 0
+    """Times the public feed skipped events (a ``prev_seq`` the console never received)."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "online": self.online, "version": self.version,
+                "boot": self.boot, "state": self.state, "devices": self.devices,
+                "last_seq": self.last_seq, "last_ts": self.last_ts, "gaps": self.gaps}
+
+
+class Venue:
+    """Every table seen, by id. Not thread-safe: one thread applies, others copy
+    ``snapshot()`` under their own lock."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, TableView] = {}
+
+    def table(self, table: str) -> TableView:
+        view = self.tables.get(table)
+        if view is None:
+            view = self.tables[table] = TableView(table)
+        return view
+
+    def apply_retained(self, table: str, topic: str, body: dict[str, Any]) -> TableView:
+        """``status``, ``state`` or ``devices/<name>``."""
+        view = self.table(table)
+        if topic == "status":
+            view.online = body.get("state") == "online"
+            if view.online:
+                view.version = str(body.get("version") or "")
+                boot = body.get("boot")
+                view.boot = boot if isinstance(boot, int) else None
+        elif topic == "state":
+            view.state = public_state(body)
+        elif topic.startswith("devices/"):
+            view.devices[topic.removeprefix("devices/")] = {
+                k: body.get(k) for k in ("state", "kind", "detail", "model", "firmware")}
+        return view
+
+    def apply_event(self, table: str, event: dict[str, Any], *, on_events: bool) -> TableView:
+        """A public event, new to the console. ``on_events``: it came on the ``events``
+        topic, whose order lets the console notice a gap."""
+        view = self.table(table)
+        seq = int(event.get("seq", 0))
+        if on_events:
+            prev = event.get("prev_seq")
+            if isinstance(prev, int) and view.last_seq and prev > view.last_seq:
+                view.gaps += 1
+        view.last_seq = max(view.last_seq, seq)
+        view.last_ts = str(event.get("ts", view.last_ts))
+        if event.get("type") == "device_status":
+            name = str(event.get("device"))
+            view.devices[name] = {k: event.get(k) for k in ("state", "kind", "detail", "model",
+                                                            "firmware")}
+        return view
+
+    def open_alert_ids(self, table: str) -> set[str]:
+        """The alerts the table itself holds open (its retained state says so): those wait
+        for ``cmd/ack_alert``."""
+        view = self.tables.get(table)
+        if view is None:
+            return set()
+        return {str(a.get("id")) for a in view.state.get("open_alerts", [])
+                if isinstance(a, dict)}
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        return [v.as_json() for _, v in sorted(self.tables.items())]

@@ -1,0 +1,320 @@
+"""The console's web side (aiohttp): pages, a JSON API, and a WebSocket of live changes.
+
+aiohttp serves HTTP and WebSocket from one asyncio loop with no separate ASGI server. The
+database is read on one worker thread with its own connection, so a search never holds the
+loop; live changes come from the intake's thread through ``call_soon_threadsafe``. Table
+changes are coalesced (at most four a second per page), alerts go out at once.
+
+Security: every page and API call needs a session when a users file is configured; state-
+changing calls need the ``X-Floor`` header (a cross-site form cannot send it) on top of the
+SameSite=Strict cookie; responses forbid framing and foreign scripts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import weakref
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import structlog
+from aiohttp import WSMsgType, web
+
+from tablesvc.floor.auth import COOKIE, Sessions, load_users, verify_password
+from tablesvc.floor.config import FloorConfig
+from tablesvc.floor.db import Database
+from tablesvc.floor.intake import AckError, Intake, initial_alerts, now_iso
+from tablesvc.floor.store import SEVERITIES, Queries, today
+
+log = structlog.get_logger("tablesvc.floor.web")
+
+STATIC = resources.files("tablesvc.floor") / "static"
+TITLES: dict[str, str] = json.loads(
+    (resources.files("tablesvc.floor") / "rule_titles.json").read_text(encoding="utf-8"))
+PUSH_EVERY_S = 0.25
+DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+RULE_RE = re.compile(r"^[A-Z]+-\d{2,3}$")
+OPEN_PATHS = frozenset({"/login", "/static/floor.css", "/static/login.js", "/healthz"})
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                               "style-src 'self'; script-src 'self'; connect-src 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def titled(row: dict[str, Any]) -> dict[str, Any]:
+    """An alert row as the page shows it: with its rule's title."""
+    return {**row, "title": TITLES.get(str(row.get("rule")), "")}
+
+
+class Hub:
+    """The open pages: table changes coalesced, alerts at once."""
+
+    def __init__(self) -> None:
+        self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+        self.dirty: dict[str, dict[str, Any]] = {}
+        self.mqtt_connected: bool | None = None
+        self.sending: set[asyncio.Future[None]] = set()
+
+    async def send_all(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message, separators=(",", ":"))
+        for ws in list(self.sockets):
+            if ws.closed:
+                continue
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await ws.send_str(text)
+
+    def changed(self, kind: str, payload: Any) -> None:
+        """From the intake's thread, via the loop."""
+        if kind == "table":
+            self.dirty[str(payload["id"])] = payload
+        elif kind == "alert":
+            task = asyncio.ensure_future(self.send_all({"kind": "alert",
+                                                        "alert": titled(payload)}))
+            self.sending.add(task)
+            task.add_done_callback(self.sending.discard)
+
+    async def close_all(self) -> None:
+        """Close every page's socket (the pages reconnect to the next console)."""
+        for ws in list(self.sockets):
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await ws.close(message=b"console stopping")
+
+    async def pump(self, intake: Intake) -> None:
+        while True:
+            await asyncio.sleep(PUSH_EVERY_S)
+            connected = intake.connected.is_set()
+            if connected != self.mqtt_connected:
+                self.mqtt_connected = connected
+                await self.send_all({"kind": "mqtt", "connected": connected,
+                                     "refused": intake.refused})
+            if self.dirty:
+                tables, self.dirty = list(self.dirty.values()), {}
+                await self.send_all({"kind": "tables", "tables": tables})
+
+
+class FloorApp:
+    """Everything the web side needs, built once per process."""
+
+    def __init__(self, cfg: FloorConfig, cfg_path: Path, intake: Intake,
+                 reader: Database) -> None:
+        self.cfg = cfg
+        self.intake = intake
+        self.queries = Queries(reader)
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="floor-reader")
+        self.hub = Hub()
+        self.sessions = Sessions(cfg.web.session_hours)
+        self.users: dict[str, str] | None = None
+        if cfg.web.users_file:
+            from tablesvc.config.table import resolve
+
+            self.users = load_users(resolve(cfg_path, cfg.web.users_file))
+
+    async def read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, lambda: fn(*args, **kwargs))
+
+    def user_of(self, request: web.Request) -> str | None:
+        if self.users is None:
+            return ""  # a screen on this machine only (127.0.0.1): no login
+        return self.sessions.user(request.cookies.get(COOKIE))
+
+    # ------------------------------------------------------------------ middleware
+    @web.middleware
+    async def guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path not in OPEN_PATHS and self.user_of(request) is None:
+            if request.path.startswith(("/api/", "/ws")):
+                resp: web.StreamResponse = web.json_response({"error": "log in first"},
+                                                             status=401)
+            else:
+                resp = web.HTTPFound("/login")
+            resp.headers.update(HEADERS)
+            return resp
+        if request.method == "POST" and request.path != "/login" and \
+                request.headers.get("X-Floor") != "1":
+            return web.json_response({"error": "missing X-Floor header"}, status=403)
+        try:
+            resp = await handler(request)
+        except web.HTTPException as exc:
+            exc.headers.update(HEADERS)
+            raise
+        resp.headers.update(HEADERS)
+        return resp
+
+    # ------------------------------------------------------------------ pages
+    async def page(self, name: str) -> web.Response:
+        text = (STATIC / name).read_text(encoding="utf-8")
+        return web.Response(text=text, content_type="text/html")
+
+    async def index(self, request: web.Request) -> web.Response:
+        return await self.page("index.html")
+
+    async def static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        kinds = {".js": "application/javascript", ".css": "text/css"}
+        suffix = Path(name).suffix
+        if suffix not in kinds or "/" in name or not (STATIC / name).is_file():
+            raise web.HTTPNotFound()
+        return web.Response(text=(STATIC / name).read_text(encoding="utf-8"),
+                            content_type=kinds[suffix])
+
+    async def login_page(self, request: web.Request) -> web.Response:
+        if self.users is None:
+            raise web.HTTPFound("/")
+        return await self.page("login.html")
+
+    async def login(self, request: web.Request) -> web.StreamResponse:
+        if self.users is None:
+            raise web.HTTPFound("/")
+        origin = request.headers.get("Origin")
+        if origin and origin.split("://", 1)[-1] != request.host:
+            raise web.HTTPForbidden(text="login from another site refused")
+        form = await request.post()
+        name, password = str(form.get("user", "")), str(form.get("password", ""))
+        stored = self.users.get(name)
+        ok = stored is not None and await self.read(verify_password, password, stored)
+        if not ok:
+            log.warning("login refused", user=name, remote=request.remote)
+            await asyncio.sleep(1.0)  # slows guessing down
+            raise web.HTTPFound("/login?failed=1")
+        log.info("login", user=name, remote=request.remote)
+        resp = web.HTTPFound("/")
+        resp.set_cookie(COOKIE, self.sessions.create(name), httponly=True, samesite="Strict",
+                        secure=self.cfg.web.https, path="/",
+                        max_age=int(self.cfg.web.session_hours * 3600))
+        raise resp
+
+    async def logout(self, request: web.Request) -> web.Response:
+        self.sessions.end(request.cookies.get(COOKIE))
+        resp = web.json_response({"ok": True})
+        resp.del_cookie(COOKIE, path="/")
+        return resp
+
+    # ------------------------------------------------------------------ API
+    async def me(self, request: web.Request) -> web.Response:
+        return web.json_response({"user": self.user_of(request), "login": self.users is not None,
+                                  "venue": self.cfg.floor.venue,
+                                  "name": self.cfg.floor.name or self.cfg.floor.venue,
+                                  "sound": self.cfg.web.sound})
+
+    async def snapshot(self) -> dict[str, Any]:
+        alerts = await self.read(initial_alerts, self.queries)
+        snap = await self.read(self.intake.snapshot)
+        return {"kind": "snapshot", "now": now_iso(), "tables": snap["tables"],
+                "alerts": [titled(a) for a in alerts],
+                "mqtt": {"connected": self.intake.connected.is_set(),
+                         "refused": self.intake.refused}}
+
+    async def api_snapshot(self, request: web.Request) -> web.Response:
+        return web.json_response(await self.snapshot())
+
+    async def ws(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(heartbeat=20)
+        await ws.prepare(request)
+        await ws.send_str(json.dumps(await self.snapshot(), separators=(",", ":")))
+        self.hub.sockets.add(ws)
+        async for msg in ws:
+            if msg.type in (WSMsgType.ERROR, WSMsgType.CLOSE):
+                break
+        return ws
+
+    async def ack(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+            table, seq = str(body["table"]), int(body["seq"])
+        except (ValueError, KeyError, TypeError):
+            return web.json_response({"error": "need table and seq"}, status=400)
+        user = self.user_of(request)
+        by = user or str(body.get("by") or "").strip()[:64]
+        if not by:
+            return web.json_response({"error": "say who acknowledges"}, status=400)
+        future = self.intake.acknowledge(table, seq, by)
+        try:
+            row = await asyncio.wrap_future(future)
+        except AckError as err:
+            return web.json_response({"error": str(err)}, status=409)
+        log.info("alert acknowledged", table=table, alert=row["alert_id"], by=by)
+        return web.json_response({"alert": titled(row)})
+
+    def _day(self, request: web.Request) -> str:
+        day = request.query.get("day") or today()
+        if not DAY_RE.fullmatch(day):
+            raise web.HTTPBadRequest(text="day: YYYY-MM-DD")
+        return day
+
+    def _table(self, request: web.Request, required: bool = True) -> str | None:
+        table = request.query.get("table")
+        if table is None and not required:
+            return None
+        if table is None or not TABLE_RE.fullmatch(table):
+            raise web.HTTPBadRequest(text="table: a table id")
+        return table
+
+    async def hands(self, request: web.Request) -> web.Response:
+        table = self._table(request)
+        assert table is not None
+        rows = await self.read(self.queries.hands, table, self._day(request))
+        return web.json_response({"table": table, "hands": rows})
+
+    async def hand(self, request: web.Request) -> web.Response:
+        table = self._table(request)
+        try:
+            start = int(request.query["start"])
+        except (KeyError, ValueError):
+            raise web.HTTPBadRequest(text="start: the hand's first seq") from None
+        got = await self.read(self.queries.hand, table, start)
+        if got is None:
+            raise web.HTTPNotFound(text="no such hand")
+        got["alerts"] = [titled(a) for a in got["alerts"]]
+        return web.json_response(got)
+
+    async def search(self, request: web.Request) -> web.Response:
+        q = request.query
+        seat = q.get("seat") or None
+        rule = (q.get("rule") or "").upper() or None
+        severity = q.get("severity") or None
+        if seat is not None and not seat.isdigit():
+            raise web.HTTPBadRequest(text="seat: a number")
+        if rule is not None and not RULE_RE.fullmatch(rule):
+            raise web.HTTPBadRequest(text="rule: a rule ID such as BET-09")
+        if severity is not None and severity not in SEVERITIES:
+            raise web.HTTPBadRequest(text=f"severity: one of {', '.join(SEVERITIES)}")
+        got = await self.read(self.queries.search, self._day(request),
+                              table=self._table(request, required=False),
+                              seat=int(seat) if seat else None, rule=rule, severity=severity)
+        got["alerts"] = [titled(a) for a in got["alerts"]]
+        return web.json_response(got)
+
+    async def health(self, request: web.Request) -> web.Response:
+        return web.json_response({"mqtt": self.intake.connected.is_set(),
+                                  **self.intake.stats})
+
+    # ------------------------------------------------------------------ wiring
+    def app(self) -> web.Application:
+        app = web.Application(middlewares=[self.guard], client_max_size=64 * 1024)
+        app.router.add_get("/", self.index)
+        app.router.add_get("/static/{name}", self.static)
+        app.router.add_get("/login", self.login_page)
+        app.router.add_post("/login", self.login)
+        app.router.add_post("/logout", self.logout)
+        app.router.add_get("/api/me", self.me)
+        app.router.add_get("/api/snapshot", self.api_snapshot)
+        app.router.add_post("/api/ack", self.ack)
+        app.router.add_get("/api/hands", self.hands)
+        app.router.add_get("/api/hand", self.hand)
+        app.router.add_get("/api/search", self.search)
+        app.router.add_get("/healthz", self.health)
+        app.router.add_get("/ws", self.ws)
+        return app

@@ -283,4 +283,4 @@ def test_a_long_recovery_says_how_far_it_has_come(store: Store,
     progress = [e for e in logs if e["event"] == "recovering: replaying the journal"]
     assert [e["inputs"] for e in progress] == list(range(1000, got.inputs + 1, 1000))
     shares = [e["percent"] for e in progress]
-    assert shares == sorted(shares) and 0 < shares[0] and shares[-1] <= 100
+    assert shares == sorted(shares) and shares[0] > 0 and shares[-1] <= 100

@@ -1,9 +1,10 @@
 """The device ports, opened first: what arrives while the service recovers is journalled.
 
 A restart used to rebuild the table from the journal before it opened its ports, and every
-frame the devices sent meanwhile was lost. ``Ports.open`` needs only the config: it queues the
-``ServiceStart`` input, opens every port, and starts a journaller thread that opens the journal
-(repairing a torn tail) and appends and syncs whatever arrives, exactly as the pipeline does. So
+frame the devices sent meanwhile was lost. ``Ports.open`` needs only the config: it notes the
+time of the ``ServiceStart`` input (journalled first), opens every port, and starts a
+journaller thread that opens the journal (repairing a torn tail) and appends and syncs
+whatever arrives, exactly as the pipeline does. So
 an input is durable while the core is still being rebuilt, and a crash during recovery loses
 nothing: the next start replays it. ``handover`` stops the journaller and gives the pipeline
 the inputs it journalled (the *backlog*), to be applied before anything newer; the journal
@@ -24,7 +25,6 @@ import structlog
 from drivers.transport import SerialTransport
 from tablesvc import __version__
 from tablesvc.config.table import Config, device_url, resolve
-from tablesvc.core.commands import COMMAND_CHECKS
 from tablesvc.core.inputs import Input, PortChange, ServiceStart
 from tablesvc.pipeline.clock import frame_in, stamp
 from tablesvc.pipeline.journal import (
@@ -59,19 +59,19 @@ class Ports:
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._started: tuple[str, int] = ("", 0)
+        self._first: list[Input] = []
 
     @property
     def opened(self) -> bool:
         return self._thread is not None
 
     def open(self) -> None:
-        """Queue ``ServiceStart``, start the journaller, open every port. Returns at once."""
+        """Note the start, start the journaller, open every port. Returns at once."""
         if self._thread is not None:
             return
         self.storage.mkdir(parents=True, exist_ok=True)
-        ts, ms = stamp()
-        # first in the journal, always
-        self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
+        self._started = stamp()  # the ServiceStart's time: it goes first in the journal
         self._thread = threading.Thread(target=self._run, name="ports-journal", daemon=True)
         self._thread.start()
         for name, dev in self.cfg.devices.items():
@@ -108,8 +108,18 @@ class Ports:
             self.error = exc
             self._ready.set()
             return
-        self._ready.set()
-        journal = self.journal
+        try:
+            # built here, not in open(): the command checks' module is not light, and the
+            # ports do not wait for it
+            from tablesvc.core.commands import COMMAND_CHECKS
+
+            ts, ms = self._started
+            self._first = [ServiceStart(ts, ms, __version__, COMMAND_CHECKS)]
+        except BaseException as exc:
+            self.error = exc
+            return
+        finally:
+            self._ready.set()
         try:
             while not self._stop.is_set():
                 try:
@@ -121,12 +131,17 @@ class Ports:
                         batch.append(self.inputs.get_nowait())
                     except queue.Empty:
                         break
-                for inp in batch:
-                    journal.append(inp)
-                self.backlog.append((batch, journal.commit()))
+                self._journal(batch)
         except BaseException as exc:
             self.error = exc
             log.critical("journal write failed while recovering", error=str(exc))
+
+    def _journal(self, batch: list[Input]) -> None:
+        assert self.journal is not None
+        batch, self._first = self._first + batch, []
+        for inp in batch:
+            self.journal.append(inp)
+        self.backlog.append((batch, self.journal.commit()))
 
     def journal_end(self, timeout: float = 60.0) -> Position:
         """Wait until the journal is open; where it ended (``PortsError`` if it failed)."""
@@ -144,6 +159,8 @@ class Ports:
             self._thread.join()
         if self.error is not None or self.journal is None:
             raise PortsError(f"the journal could not be written while recovering: {self.error}")
+        if self._first:  # nothing arrived yet: the start record goes in on its own
+            self._journal([])
         backlog, self.backlog = self.backlog, []
         return self.journal, backlog
 

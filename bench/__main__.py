@@ -1,5 +1,5 @@
 """``make bench``: throughput of the pipeline, end-to-end latency through mosquitto, memory,
-win probabilities."""
+win probabilities, restart time."""
 
 from __future__ import annotations
 
@@ -33,10 +33,15 @@ def main() -> None:
                    help="at least this many timed events at each rate")
     p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
-    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
-                                       "equity"], default=None)
     p.add_argument("--equity-hands", type=int, default=40,
                    help="hands per run of the equity latency bench")
+    p.add_argument("--restart-inputs", type=int, default=1_000_000,
+                   help="inputs in the journal of the restart bench")
+    p.add_argument("--restart-runs", type=int, default=5, help="restart runs (spread printed)")
+    p.add_argument("--full-replay", action="store_true",
+                   help="also restart once without checkpoints (replays the whole journal)")
+    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
+                                      "equity", "restart"], default=None)
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -69,6 +74,10 @@ def main() -> None:
         from bench import equity
 
         equity.run(max(a.runs, 3), a.equity_hands)
+    if a.only in (None, "restart"):
+        from bench import restart
+
+        restart.run(a.restart_inputs, a.restart_runs, a.full_replay)
 
 
 if __name__ == "__main__":

@@ -46,11 +46,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Exit 2 (systemd's RestartPreventExitStatus) for what a restart cannot mend: a config,
     registry or storage problem, each named on its own line; 1 for a failure while running,
     after which a restart recovers from the journal."""
+    # The service's start is timed to its ports (docs/PERFORMANCE.md, restart): structlog
+    # imports rich, when installed, only to offer pretty tracebacks in a terminal, and that is
+    # a fifth of the imports before the ports open. The service logs JSON lines or plain
+    # console lines; without rich, structlog prints tracebacks as Python does.
+    sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
     import sqlite3
 
     from tablesvc.commands.logs import configure
-    from tablesvc.pipeline.journal import JournalError
-    from tablesvc.pipeline.service import Service, StartError, StorageError
+    from tablesvc.pipeline.ports import Ports, PortsError
 
     os.umask(0o077)  # journal, outbox, checkpoints, hand histories: the service's user only
     configure(args.log, args.log_level)
@@ -63,15 +67,34 @@ def cmd_run(args: argparse.Namespace) -> int:
         for e in errors:
             print(f"  {e}", file=sys.stderr)
         return EXIT_USAGE
+    # the ports first, before the core and the publisher are even imported: what the devices
+    # send while the state is rebuilt is journalled, not lost (tablesvc.pipeline.ports)
+    ports = Ports(cfg, path)
     try:
-        service = Service(cfg, path)
-        service.start()  # recovers from the journal first
+        ports.open()
+    except OSError as err:
+        print(f"cannot start: storage {err}", file=sys.stderr)
+        return EXIT_USAGE
+    from tablesvc.pipeline.journal import JournalError
+    from tablesvc.pipeline.recovery import RecoveryError
+    from tablesvc.pipeline.service import Service, StartError, StorageError
+
+    try:
+        try:
+            service = Service(cfg, path, ports)
+            service.start()  # recovers from the newest checkpoint and the journal after it
+        except BaseException:
+            ports.close()  # what arrived meanwhile is in the journal
+            raise
     except RegistryError as err:
         print(err, file=sys.stderr)
         return EXIT_USAGE
     except JournalError as err:
         print(f"cannot start: {err} (the journal is kept as it is; see docs/OPERATIONS.md)",
               file=sys.stderr)
+        return EXIT_USAGE
+    except (RecoveryError, PortsError) as err:
+        print(f"cannot start: {err} (see docs/OPERATIONS.md, restarts)", file=sys.stderr)
         return EXIT_USAGE
     except StorageError as err:
         print(f"cannot start: storage {err}", file=sys.stderr)
@@ -99,15 +122,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from tablesvc.commands.logs import configure
     from tablesvc.pipeline.journal import JournalError
-    from tablesvc.pipeline.replay import replay_events
-    from tablesvc.pipeline.service import build_core
+    from tablesvc.pipeline.replay import replay_stored
+    from tablesvc.pipeline.service import basis_of, core_of
 
     configure("console" if sys.stderr.isatty() else "json", "warning")
     cfg = _load(args.config)
     try:
-        core = build_core(cfg, Path(args.config))
+        basis = basis_of(cfg, Path(args.config))
         out = sys.stdout
-        for event in replay_events(core, Path(args.journal)):
+        for event in replay_stored(Path(args.journal), basis, lambda: core_of(cfg, basis)):
             out.write(event.model_dump_json() + "\n")
     except (RegistryError, JournalError, OSError) as err:
         print(f"replay failed: {err}", file=sys.stderr)
@@ -342,7 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     ov.set_defaults(func=cmd_overlay)
 
     rp = sub.add_parser("replay", help="print the events a journal produces, as JSON lines")
-    rp.add_argument("journal")
+    rp.add_argument("journal", help="the storage dir, its journal folder, one segment, or an "
+                    "older install's journal.jsonl; a journal whose oldest segments were pruned "
+                    "is replayed from the checkpoint kept at its first segment")
     rp.add_argument("--config", required=True)
     rp.set_defaults(func=cmd_replay)
 

@@ -213,7 +213,31 @@ class MetricsSection(_Section):
 
 
 class StorageSection(_Section):
+    """Where the journal, its checkpoints and the outbox live, and how long segments are kept.
+
+    Retention removes whole segments, oldest first, and only up to a segment whose start has
+    a checkpoint (``tablesvc.pipeline.checkpoint``): what is kept always replays exactly.
+    """
+
     dir: str = "/var/lib/tablesvc"
+    retention_days: float = Field(
+        0, ge=0, le=36500, description="keep journal segments at least this many days; 0 "
+        "keeps every segment")
+    retention_mb: int = Field(
+        0, ge=0, description="prune the oldest segments while the journal is larger; 0 sets "
+        "no cap; at least twice segment_mb")
+    segment_mb: int = Field(64, ge=1, le=1024, description="size of one journal segment")
+
+    @field_validator("segment_mb")
+    @classmethod
+    def _cap(cls, segment_mb: int, info: ValidationInfo) -> int:
+        # a field check, so that it runs when another key of the section is wrong too
+        cap = info.data.get("retention_mb")
+        if cap and cap < 2 * segment_mb:
+            raise ValueError(f"retention_mb ({cap}) must be 0 or at least twice segment_mb "
+                             f"({2 * segment_mb}): the segment being written and the one "
+                             "holding the oldest checkpoint are always kept")
+        return segment_mb
 
 
 class Config(_Section):

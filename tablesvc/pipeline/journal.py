@@ -16,7 +16,13 @@ into the folder as segment ``000000.jsonl``, so that it is replayed first and th
 is the whole journal.
 
 Positions (``Position``: segment number and byte offset) name a point in the journal; a
-checkpoint of the core's state will record the position it stands for.
+checkpoint of the core's state (``tablesvc.pipeline.checkpoint``) records the position it
+stands for, and ``read_from`` reads the inputs after one. ``commit`` says where each line of
+the batch ended (``Committed``), so that the pipeline can name the position right after any
+input it applied, and the first input of a new segment.
+
+Retention: ``prune_below`` deletes the segments before a given one; the checkpoint module
+decides which (never one that the oldest kept checkpoint still needs).
 """
 
 from __future__ import annotations
@@ -51,6 +57,30 @@ class Position:
 
     segment: int
     offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """Where the lines of one committed batch went: line ``i`` of ``lines`` ends at
+    ``position_after(i)``; ``segment_starts`` lists (line index, segment number) for every
+    line that opened a new segment."""
+
+    start: Position
+    lines: tuple[str, ...]
+    segment_starts: tuple[tuple[int, int], ...] = ()
+
+    def position_after(self, i: int) -> Position:
+        segment, first, offset = self.start.segment, 0, self.start.offset
+        for index, number in self.segment_starts:
+            if index > i:
+                break
+            segment, first, offset = number, index, 0
+        size = len("".join(self.lines[first:i + 1]).encode("utf-8"))
+        return Position(segment, offset + size)
+
+
+NOTHING = Committed(Position(0, 0), ())
+"""What ``commit`` returns when nothing was appended."""
 
 
 def segment_name(number: int) -> str:
@@ -106,16 +136,109 @@ def read_journal(path: Path) -> Iterator[Input]:
                 raise JournalError(f"{f}:{n}: {exc}") from None
 
 
-def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
-    """(line number, line without newline, ended by a newline), up to the first zero byte.
+def read_from(folder: Path, start: Position,
+              stop: Position | None = None) -> Iterator[tuple[Input, Position]]:
+    """The inputs of a segments folder from ``start`` (a record boundary) up to ``stop``
+    (excluded; the end of the journal when None), each with the position right after it.
+
+    ``stop`` lets recovery read exactly what was written before this process opened the
+    journal, while new inputs are being appended behind it. A line cut short by a crash at
+    the very end is skipped, as in ``read_journal``; damage anywhere else raises
+    ``JournalError``.
+    """
+    segments = [(n, p) for n, p in list_segments(folder)
+                if n >= start.segment and (stop is None or n <= stop.segment)]
+    expected = start.segment
+    for number, path in segments:  # a missing segment is a hole in the journal: refuse
+        if number != expected:
+            raise JournalError(f"{folder / segment_name(expected)}: missing; the journal "
+                               f"goes on with {path.name}")
+        expected += 1
+    for i, (number, path) in enumerate(segments):
+        offset = start.offset if number == start.segment else 0
+        limit = stop.offset if stop is not None and number == stop.segment else None
+        last = i == len(segments) - 1
+        for n, line, whole in _lines(path, offset, limit):
+            offset += len(line) + 1
+            if not whole:
+                if last and limit is None:
+                    return  # torn by a crash: never processed
+                raise JournalError(f"{path}:+{offset - len(line) - 1}: the segment ends in the "
+                                   "middle of a line")
+            try:
+                inp = input_from_record(json.loads(line.decode("utf-8")))
+            except ValueError as exc:
+                raise JournalError(f"{path}:{n}: {exc}") from None
+            yield inp, Position(number, offset)
+
+
+def journal_end(folder: Path) -> Position:
+    """The position after the last whole line of a segments folder (where a writer would go
+    on), or the start of segment 1 when there is none."""
+    segments = list_segments(folder)
+    if not segments:
+        return Position(FIRST_SEGMENT, 0)
+    number, path = segments[-1]
+    return Position(number, whole_end(path))
+
+
+def last_ts(path: Path) -> str | None:
+    """The timestamp of the last whole record of a closed segment (or a legacy journal), or
+    None when it has none: what retention by age goes by (the file's mtime would not survive
+    a copy of the storage). Read backwards from the end: the padding of a full segment is
+    short, and the file is never read whole."""
+    with open(path, "rb") as f:
+        end = f.seek(0, os.SEEK_END)
+        tail = b""
+        while end > 0:
+            start = max(0, end - (64 << 10))
+            f.seek(start)
+            chunk = f.read(end - start).rstrip(b"\0")
+            end = start
+            if chunk or tail:
+                tail = chunk + tail
+                body = tail[:tail.rfind(b"\n")] if b"\n" in tail else b""
+                if b"\n" in body or (body and end == 0):
+                    line = body.rsplit(b"\n", 1)[-1]
+                    try:
+                        ts = json.loads(line.decode("utf-8"))["ts"]
+                    except (ValueError, KeyError, TypeError):
+                        return None
+                    return ts if isinstance(ts, str) else None
+    return None
+
+
+def prune_below(folder: Path, number: int) -> list[int]:
+    """Delete every segment numbered below ``number``; returns the numbers deleted. The caller
+    (``tablesvc.pipeline.checkpoint.Retention``) made sure a checkpoint stands at the start of
+    segment ``number``."""
+    gone = []
+    for n, path in list_segments(folder):
+        if n >= number:
+            break
+        path.unlink(missing_ok=True)
+        gone.append(n)
+    if gone:
+        _sync_dir(folder)
+    return gone
+
+
+def _lines(path: Path, start: int = 0,
+           limit: int | None = None) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line without newline, ended by a newline), up to the first zero byte
+    (or byte ``limit``), from byte ``start`` (line numbers then count from there).
 
     Read in chunks: a segment is mostly zero padding, never loaded whole.
     """
     n = 0
     rest = b""
+    left = None if limit is None else max(0, limit - start)
     with open(path, "rb") as f:
+        f.seek(start)
         while True:
-            chunk = f.read(_CHUNK)
+            chunk = f.read(_CHUNK if left is None else min(_CHUNK, left))
+            if left is not None:
+                left -= len(chunk)
             if not chunk:
                 break
             nul = chunk.find(b"\0")
@@ -134,22 +257,70 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
 
 def whole_end(path: Path) -> int:
     """The end of the last whole line before the first zero byte (or the end) of a file."""
-    whole = 0
-    end = 0
-    with open(path, "rb") as f:
-        while True:
-            chunk = f.read(_CHUNK)
-            if not chunk:
-                break
-            nul = chunk.find(b"\0")
-            part = chunk if nul < 0 else chunk[:nul]
-            nl = part.rfind(b"\n")
-            if nl >= 0:
-                whole = end + nl + 1
-            end += len(part)
-            if nul >= 0:
-                break
-    return whole
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return tail_of(fd, os.fstat(fd).st_size)[0]
+    finally:
+        os.close(fd)
+
+
+TAIL_WINDOW = 4 << 20
+"""How far from the end of its data a segment's reopening looks: more than one batch's write
+(the most an unsynced write can have scattered past the end) and than the longest line."""
+_BLOCK = 64 << 10
+
+
+def _zero_block(f: int, at: int, size: int) -> bool:
+    chunk = os.pread(f, min(_BLOCK, size - at), at)
+    return not chunk.strip(b"\0")
+
+
+def tail_of(f: int, size: int) -> tuple[int, int]:
+    """(end of the last whole line, one past the last non-zero byte) of an open segment,
+    without reading it whole: a restart after a power cut finds the page cache cold, and a
+    full segment is 64 MiB.
+
+    The data is one run of non-zero bytes from the start; after it come zeros, and maybe
+    stray bytes of the last write, which can only lie within one write of the data's end. A
+    binary search for the first all-zero block therefore lands within ``TAIL_WINDOW`` of the
+    end, and only that window is read. (A file without that shape, such as an older install's
+    journal, is read whole.)"""
+    blocks = -(-size // _BLOCK)
+    lo, hi = 0, blocks  # the first all-zero block, were the blocks ordered
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _zero_block(f, mid * _BLOCK, size):
+            hi = mid
+        else:
+            lo = mid + 1
+    start = max(0, lo * _BLOCK - TAIL_WINDOW)
+    stop = min(size, lo * _BLOCK + TAIL_WINDOW)
+    window = os.pread(f, stop - start, start)
+    nul = window.find(b"\0")
+    data = window if nul < 0 else window[:nul]
+    nl = data.rfind(b"\n")
+    if start and (nl < 0 or len(window) < stop - start):
+        return _whole_from_start(f, size)  # not the shape described: read it all
+    whole = start + nl + 1
+    stray = _last_nonzero(f, whole, stop) if stop < size else _last_nonzero(f, whole, size)
+    return whole, stray
+
+
+def _whole_from_start(f: int, size: int) -> tuple[int, int]:
+    whole = end = 0
+    while end < size:
+        chunk = os.pread(f, min(_CHUNK, size - end), end)
+        if not chunk:
+            break
+        nul = chunk.find(b"\0")
+        part = chunk if nul < 0 else chunk[:nul]
+        nl = part.rfind(b"\n")
+        if nl >= 0:
+            whole = end + nl + 1
+        end += len(part)
+        if nul >= 0:
+            break
+    return whole, _last_nonzero(f, whole, size)
 
 
 def _last_nonzero(f: int, start: int, size: int) -> int:
@@ -245,10 +416,9 @@ class Journal:
     # ------------------------------------------------------------------ segments
     def _reopen(self, number: int, path: Path) -> bool:
         """Continue ``path`` if it is a preallocated segment with room left."""
-        whole = whole_end(path)
         fd = os.open(path, os.O_RDWR)
         size = os.fstat(fd).st_size
-        stray = _last_nonzero(fd, whole, size)
+        whole, stray = tail_of(fd, size)
         if stray > whole:  # a torn line, or stray bytes of an unsynced write: never processed
             for at in range(whole, stray, _CHUNK):
                 os.pwrite(fd, bytes(min(_CHUNK, stray - at)), at)
@@ -297,24 +467,31 @@ class Journal:
         self._lines.append(line)
         self.appended += 1
 
-    def commit(self) -> None:
+    def commit(self) -> Committed:
         """Make everything appended so far durable: one write and one fdatasync per segment
-        the batch touches (one, unless the segment fills up)."""
+        the batch touches (one, unless the segment fills up). Says where the lines went."""
         if not self._lines:
-            return
-        data = "".join(self._lines).encode("utf-8")
+            return NOTHING
+        lines = self._lines
+        data = "".join(lines).encode("utf-8")
         self._lines = []
+        start = self.position
+        starts: list[tuple[int, int]] = []
+        done = 0  # lines written so far
         while data:
             room = self._size - self._offset
             if len(data) <= room:
                 self._write(data)
-                return
+                break
             cut = data.rfind(b"\n", 0, room) + 1  # whole lines only
             if cut:
                 self._write(data[:cut])
+                done += data.count(b"\n", 0, cut)
                 data = data[cut:]
             first = data.find(b"\n") + 1
             self._new_segment(self.segment + 1, at_least=first)
+            starts.append((done, self.segment))
+        return Committed(start, tuple(lines), tuple(starts))
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)

@@ -8,6 +8,12 @@ once per frame, so it does not cap throughput; and because the journal is durabl
 anything derived from it, a crash can never leave the broker with an event the journal cannot
 reproduce. After a crash the journal is replayed, every event is derived again, and the outbox
 is given those it had not recorded yet (see ``tablesvc.pipeline.outbox``).
+
+A start opens the ports first (``tablesvc.pipeline.ports``: what arrives is journalled while
+the state is rebuilt), then recovers from the newest usable checkpoint and the journal after it
+(``tablesvc.pipeline.recovery``), applies what arrived meanwhile, and goes live. The pipeline
+takes a checkpoint at every hand boundary and segment start (``tablesvc.pipeline.checkpoint``);
+pickling is done here, the file is written on the checkpoint writer's thread.
 """
 
 from __future__ import annotations
@@ -28,24 +34,30 @@ import structlog
 from drivers.transport import SerialTransport
 from tablesvc import __version__
 from tablesvc.config.registry import load_chips, load_decks
-from tablesvc.config.table import Config, device_url, resolve
+from tablesvc.config.table import Config, resolve
 from tablesvc.core import events as ev
-from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, ReplayCmd, parse_command
-from tablesvc.core.inputs import Command, Input, PortChange, PublishRefused, ServiceStart, Tick
+from tablesvc.core.commands import CommandError, Limits, ReplayCmd, parse_command
+from tablesvc.core.inputs import Command, Input, PublishRefused, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
-from tablesvc.pipeline.clock import frame_in, now_ms, stamp
+from tablesvc.pipeline import checkpoint
+from tablesvc.pipeline.checkpoint import CHECKPOINT_DIR, Basis, table_definition
+from tablesvc.pipeline.clock import now_ms, stamp
 from tablesvc.pipeline.equity import EquityWorker
 from tablesvc.pipeline.files import private_storage, write_private
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
+    Committed,
     Journal,
+    Position,
     adopt_legacy,
-    journal_files,
-    read_journal,
+    journal_end,
 )
 from tablesvc.pipeline.outbox import OUTBOX_NAME, Message, Outbox
+from tablesvc.pipeline.ports import Ports
 from tablesvc.pipeline.publisher import Publisher, read_password
+from tablesvc.pipeline.recovery import Recovered, recover
 from tablesvc.pipeline.replay import apply_input
+from tablesvc.pipeline.retention import Retention
 
 log = structlog.get_logger("tablesvc.pipeline.service")
 
@@ -60,8 +72,6 @@ class StorageError(StartError):
 
 BATCH_MAX = 2000
 ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
-PROGRESS_EVERY_S = 2.0
-"""While recovering from a long journal, a progress line this often."""
 
 
 def settings_of(cfg: Config) -> TableSettings:
@@ -82,12 +92,24 @@ def settings_of(cfg: Config) -> TableSettings:
     )
 
 
-def build_core(cfg: Config, cfg_path: Path) -> TableCore:
-    """The core for a config, with its registries loaded. Shared by run and replay."""
+def basis_of(cfg: Config, cfg_path: Path) -> Basis:
+    """What a core is built from besides the journal: the table definition and the registries
+    (loaded here). Checkpoints are tied to the first and refer to the others."""
     decks = load_decks(resolve(cfg_path, cfg.registry.decks))
     chips = load_chips(resolve(cfg_path, cfg.registry.chips))
+    players = [(p.seat, p.name, p.stack) for p in cfg.players]
+    return Basis(table_definition(settings_of(cfg), players), decks, chips)
+
+
+def core_of(cfg: Config, basis: Basis) -> TableCore:
+    """A fresh core: the table before the journal's first input."""
     players = [Player(p.seat, p.name, p.stack) for p in cfg.players]
-    return TableCore(settings_of(cfg), decks, chips, players)
+    return TableCore(settings_of(cfg), basis.decks, basis.chips, players)
+
+
+def build_core(cfg: Config, cfg_path: Path) -> TableCore:
+    """The core for a config, with its registries loaded. Shared by run and replay."""
+    return core_of(cfg, basis_of(cfg, cfg_path))
 
 
 def client_id(cfg: Config) -> str:
@@ -129,25 +151,38 @@ class Stats:
 class Service:
     """One table's edge service. ``run()`` blocks until ``stop()``."""
 
-    def __init__(self, cfg: Config, cfg_path: Path) -> None:
+    def __init__(self, cfg: Config, cfg_path: Path, ports: Ports | None = None) -> None:
+        """``ports``: opened already by the caller (``tablesvc run`` opens them before
+        it imports this module); one is made here otherwise."""
         self.cfg = cfg
         self.cfg_path = cfg_path
         self.storage = resolve(cfg_path, cfg.storage.dir)
         private_storage(self.storage)
-        self.core = build_core(cfg, cfg_path)
+        self.basis = basis_of(cfg, cfg_path)
+        self.core = core_of(cfg, self.basis)
         try:
             self.outbox = Outbox(self.storage / OUTBOX_NAME)
         except sqlite3.Error as exc:  # its own message names no file
             raise StorageError(f"{self.storage / OUTBOX_NAME}: {exc}") from exc
         self.delay_ms = int(cfg.broadcast.holecard_delay_s * 1000)
-        self.inputs: queue.Queue[Input] = queue.Queue()
+        self.ports = ports or Ports(cfg, cfg_path)
+        self.inputs: queue.Queue[Input] = self.ports.inputs
         self.stats = Stats()
         self._stop = threading.Event()
         self.ready = threading.Event()
         self.failed: str | None = None
         self.journal: Journal | None = None
-        self.transports: list[SerialTransport] = []
+        self.transports: list[SerialTransport] = self.ports.transports
         self.publisher: Publisher | None = None
+        self.recovered: Recovered | None = None
+        checkpoints = self.storage / CHECKPOINT_DIR
+        self.retention = Retention(self.storage / JOURNAL_DIR, checkpoints, self.basis,
+                                   cfg.storage.retention_days, cfg.storage.retention_mb << 20)
+        self.checkpoints = checkpoint.Writer(checkpoints, lambda: self.outbox.written_seq,
+                                             after_write=lambda path, snap: self.retention.apply())
+        self._since_checkpoint = 0
+        self._checkpoint_failed = False
+        self._last_ts = ""
         self.metrics_server: Any = None
         # win probabilities (issue 12): computed beside the pipeline, results come back as inputs
         b = cfg.broadcast
@@ -155,48 +190,61 @@ class Service:
                                    samples=b.equity_samples) if b.equity else None
 
     # ------------------------------------------------------------------ lifecycle
-    def recover(self) -> int:
-        """Rebuild the state from the journal; hand the outbox what it is missing.
-
-        The journal of an older install (one ``journal.jsonl``) is replayed first and then
-        moved into the segments folder, so that nothing recorded before an upgrade is lost.
-        """
-        if not journal_files(self.storage):
-            return 0
+    def recover(self) -> Recovered:
+        """Rebuild the state up to where the journal ended when the ports opened it: the
+        newest usable checkpoint and the journal after it; hand the outbox what it lacks."""
+        # (a tool that only recovers, without opening the ports, reads what is there)
+        stop = self.ports.journal_end() if self.ports.opened else \
+            journal_end(self.storage / JOURNAL_DIR)
         high = self.outbox.high_seq()
-        count, pending = 0, []
-        progress = time.monotonic() + PROGRESS_EVERY_S
-        for inp in read_journal(self.storage):
-            out = apply_input(self.core, inp)
-            count += 1
-            if count % 1000 == 0 and time.monotonic() >= progress:  # a long day's journal
-                progress = time.monotonic() + PROGRESS_EVERY_S
-                log.info("recovering: replaying the journal", inputs=count,
-                         last_seq=self.core.seq)
-            if out is None:
-                continue
+        pending: list[Message] = []
+
+        def to_outbox(inp: Input, out: Output) -> None:
+            nonlocal pending
             fresh = [e for e in out.events if e.seq > high]
             if fresh:
                 pending.extend(messages_of(fresh, inp.ms, self.delay_ms))
             if len(pending) > 5000:
                 self.outbox.add(pending)
                 pending = []
+
+        got = recover(self.basis, lambda: core_of(self.cfg, self.basis), self.storage,
+                      self.storage / JOURNAL_DIR, self.storage / CHECKPOINT_DIR, stop, high,
+                      to_outbox)
         self.outbox.add(pending)
-        adopted = adopt_legacy(self.storage)
+        adopted = adopt_legacy(self.storage)  # read whole: now it is segment 000000
         if adopted is not None:
             log.info("journal of an older install moved into the segments folder",
                      path=str(adopted))
-        log.info("state recovered from journal", inputs=count, last_seq=self.core.seq,
-                 outbox_high_seq=high)
-        return count
+        self.core = got.core
+        self.recovered = got
+        self._last_ts = got.last_ts or ""
+        log.info("state recovered", path=got.path, inputs=got.inputs, last_seq=self.core.seq,
+                 outbox_high_seq=high, seconds=round(got.seconds, 3))
+        segment_start = stop.offset == 0 and self.core.seq > 0 and \
+            checkpoint.at_segment_start(self.storage / CHECKPOINT_DIR, stop.segment) is None
+        if got.inputs >= 1000 or segment_start:
+            # a long replay is not done twice; a segment that begins here gets its start
+            self._checkpoint(stop, "segment" if stop.offset == 0 else "recovery")
+        return got
 
     def start(self) -> None:
+        """Open the ports (unless open), recover, connect, apply what arrived meanwhile.
+        Raises what made it impossible (the ports are closed again then; whatever arrived is
+        in the journal)."""
         started = time.monotonic()
-        self.recover()
-        self.stats.recovery_s = time.monotonic() - started
-        self.journal = Journal(self.storage / JOURNAL_DIR)
+        self.ports.open()  # a no-op when the caller opened the ports already
         self.outbox.start(retention_ms=self.cfg.mqtt.retention_s * 1000)
-        boot = self.core.boot + 1
+        self.checkpoints.start()
+        try:
+            self.recover()
+        except BaseException:
+            self.ports.close()
+            self.checkpoints.close()
+            self.outbox.close()
+            raise
+        self.stats.recovery_s = time.monotonic() - started
+        boot = self.core.boot + 1  # the ServiceStart journalled by the ports is still to come
         mqtt_cfg = self.cfg.mqtt
         if mqtt_cfg.ca_file:  # relative to the config file, as every path of it
             mqtt_cfg = mqtt_cfg.model_copy(
@@ -222,18 +270,15 @@ class Service:
             except OSError as exc:
                 raise StartError(f"{self.cfg_path}: metrics: cannot listen on {m.address}:"
                                  f"{m.port}: {exc.strerror or exc}") from exc
-        ts, ms = stamp()
-        self.inputs.put(ServiceStart(ts, ms, __version__, COMMAND_CHECKS))
         self.publisher.start()
-        if self.equity is not None:
+        self.journal, backlog = self.ports.handover()
+        self._apply(backlog)  # journalled while recovering: applied in order, before the rest
+        log.info("live", backlog=sum(len(b) for b, _ in backlog),
+                 seconds=round(time.monotonic() - started, 3))
+        if self.equity is not None:  # after the backlog: the recovered hand's last request
             self.equity.start()
             if (unanswered := self.core.equity.outstanding()) is not None:
                 self.equity.submit([unanswered])  # the crash came before its result
-        for name, dev in self.cfg.devices.items():
-            t = SerialTransport(name, device_url(self.cfg_path, dev.url), baudrate=dev.baudrate,
-                                on_chunk=self._on_chunk, on_port=self._on_port)
-            self.transports.append(t)
-            t.start()
 
     def stop(self) -> None:
         self._stop.set()
@@ -265,42 +310,32 @@ class Service:
             self.shutdown()
 
     def shutdown(self) -> None:
-        for t in self.transports:
-            t.stop()
+        self.ports.close()
         if self.equity is not None:
             self.equity.stop()
-        self.step(timeout=0)  # what the transports delivered last
+        if self.journal is not None:
+            self.step(timeout=0)  # what the transports delivered last
         if self.publisher:
             self.publisher.stop()
         if self.journal:
             self.journal.close()
+            if self._since_checkpoint and self.failed is None:
+                # a clean stop: a restart replays nothing (after a failure the state may not
+                # be the journal's, so the last checkpoint taken stands)
+                self._checkpoint(self.journal.position, "shutdown")
+        self.checkpoints.close()  # needs the outbox's writer still running
         if self.metrics_server is not None:
             self.metrics_server.shutdown()
         self.outbox.close()
         log.info("stopped", inputs=self.stats.inputs, events=self.stats.events)
 
-    # ------------------------------------------------------------------ intake (other threads)
+    # ------------------------------------------------------------------ other threads
     def outbox_depth(self) -> int:
         """Events the broker has not acknowledged yet (for the metrics endpoint)."""
         try:
             return self.outbox.unacked_count()
         except sqlite3.Error:
             return -1
-
-    def _on_chunk(self, name: str, chunk: bytes) -> None:
-        self.inputs.put(frame_in(name, chunk))
-
-    def _on_port(self, name: str, is_open: bool, detail: str) -> None:
-        ts, ms = stamp()
-        self.inputs.put(PortChange(ts, ms, name, is_open, detail))
-        url = device_url(self.cfg_path, self.cfg.devices[name].url) \
-            if name in self.cfg.devices else ""
-        if is_open:
-            log.info("port open", device=name, url=url)
-        elif detail == "stopped":  # the service itself closed it
-            log.info("port closed", device=name, url=url, detail=detail)
-        else:
-            log.warning("port closed", device=name, url=url, detail=detail)
 
     def _on_command(self, name: str, body: dict[str, Any]) -> None:
         """A command whose bytes passed intake (``tablesvc.pipeline.intake``): journalled as
@@ -365,30 +400,83 @@ class Service:
         batch = self._take_batch(timeout)
         if not batch:
             return 0
+        self.process(batch)
+        return len(batch)
+
+    def process(self, batch: list[Input]) -> None:
+        """Journal a batch (one sync), then apply it."""
         assert self.journal is not None
         self.outbox.check()  # a failed outbox writer stops the service (the restart recovers)
         for inp in batch:
             self.journal.append(inp)
-        self.journal.commit()  # the one sync between these inputs and their events
+        committed = self.journal.commit()  # the one sync between these inputs and their events
+        self._apply([(batch, committed)])
+
+    def _apply(self, batches: list[tuple[list[Input], Committed]]) -> None:
+        """Apply journalled batches: events to the outbox and the publisher, checkpoints where
+        a hand ended or a segment began (each ``Committed`` says where its inputs ended).
+        The inputs journalled while recovering come as many batches, applied in one go."""
         messages: list[Message] = []
         outputs: list[Output] = []
-        for inp in batch:
-            out = apply_input(self.core, inp)  # a failure is logged, never fatal
-            if out is None:
-                continue
-            outputs.append(out)
-            if out.work and self.equity is not None:
-                self.equity.submit(out.work)
-            if out.events:
-                messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
-        if messages:
-            self.outbox.post(messages)  # recorded by the outbox's own thread
-            if self.publisher is not None:
-                self.publisher.submit(messages)  # sent now, from memory
-        self.stats.inputs += len(batch)
-        self.stats.batches += 1
-        self._after(outputs)
-        return len(batch)
+        snaps: list[checkpoint.Snapshot] = []
+        core = self.core
+
+        def send() -> None:
+            """What is ready goes out before a checkpoint is pickled: the pickle of a big
+            table takes milliseconds, and the events of the hand that ended do not wait."""
+            nonlocal messages
+            if messages:
+                self.outbox.post(messages)  # recorded by the outbox's own thread
+                if self.publisher is not None:
+                    self.publisher.submit(messages)  # sent now, from memory
+                messages = []
+
+        for batch, committed in batches:
+            starts = dict(committed.segment_starts)
+            for i, inp in enumerate(batch):
+                if i in starts:  # the state before a segment's first input
+                    send()
+                    self._checkpoint(Position(starts[i], 0), "segment", snaps)
+                out = apply_input(core, inp)  # a failure is logged, never fatal
+                self._last_ts = inp.ts
+                self._since_checkpoint += 1
+                if out is not None:
+                    outputs.append(out)
+                    if out.work and self.equity is not None:
+                        self.equity.submit(out.work)
+                    if out.events:
+                        messages.extend(messages_of(out.events, inp.ms, self.delay_ms))
+                if out is not None and out.events and checkpoint.ends_a_hand(out.events):
+                    send()
+                    self._checkpoint(committed.position_after(i), "hand", snaps)
+                elif self._since_checkpoint >= checkpoint.EVERY_INPUTS:
+                    send()
+                    self._checkpoint(committed.position_after(i), "interval", snaps)
+            self.stats.inputs += len(batch)
+            self.stats.batches += 1
+        send()
+        for snap in snaps:  # after their events were posted to the outbox
+            self.checkpoints.post(snap)
+        self._after(outputs)  # (the retained state once, however many batches)
+
+    def _checkpoint(self, position: Position, kind: str,
+                    into: list[checkpoint.Snapshot] | None = None) -> None:
+        """Pickle the core here (the pipeline's thread owns it); the writer thread writes it
+        (``into``: posted by the caller once the batch's events are posted)."""
+        self._since_checkpoint = 0
+        try:
+            snap = checkpoint.take(self.core, self.basis, position, kind, self._last_ts)
+        except Exception as exc:
+            if not self._checkpoint_failed:  # a bug of the code, not of the moment: say it once
+                log.error("checkpoint not taken: the table's state cannot be pickled; restarts "
+                          "replay the journal from the last checkpoint taken",
+                          position=checkpoint.describe(position), error=repr(exc))
+            self._checkpoint_failed = True
+            return
+        if into is None:
+            self.checkpoints.post(snap)
+        else:
+            into.append(snap)
 
     def _write_history(self, e: ev.HandHistory) -> None:
         """Keep every finished hand as a PHH file next to the journal."""

@@ -167,6 +167,7 @@ def test_a_long_recovery_says_how_far_it_has_come(
 
     from tablesvc.config.table import load_config
     from tablesvc.core.inputs import format_ts
+    from tablesvc.pipeline import recovery
     from tablesvc.pipeline import service as service_module
 
     store = tmp_path / "store"
@@ -179,7 +180,7 @@ def test_a_long_recovery_says_how_far_it_has_come(
     (tmp_path / "decks").mkdir()
     cfg = tmp_path / "table.toml"
     cfg.write_text(f'[table]\nvenue = "v"\nid = "t"\n[storage]\ndir = "{store}"\n')
-    monkeypatch.setattr(service_module, "PROGRESS_EVERY_S", 0.0)  # every 1,000 inputs
+    monkeypatch.setattr(recovery, "PROGRESS_S", 0.0)  # every 1,000 inputs
     service = service_module.Service(load_config(cfg), cfg)
     with structlog.testing.capture_logs() as logs:
         service.recover()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -32,6 +33,15 @@ def replay(cfg: Path) -> list[dict[str, Any]]:
                           str(cfg.parent / "store" / "journal"), "--config", str(cfg)],
                          capture_output=True, text=True, cwd=ROOT, check=True)
     return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def unacked(cfg: Path) -> int:
+    """Messages the service's outbox has not seen acknowledged yet (read beside the service)."""
+    db = sqlite3.connect(f"file:{cfg.parent / 'store' / 'outbox.sqlite'}?mode=ro", uri=True)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM messages WHERE acked IS NULL").fetchone()[0])
+    finally:
+        db.close()
 
 
 def assert_contiguous(events: list[dict[str, Any]]) -> None:
@@ -231,6 +241,8 @@ def test_sigkill_during_a_burst_then_restart_every_event_of_the_journal_arrives_
                    "the restarted service")
         dealer.join(timeout=120)
         wait_until(lambda: all_devices_online(sub), 20, "devices online")
+        # the frames sent while it recovered were journalled too: let their events out
+        wait_until(lambda: unacked(cfg) == 0, 120, "every event acknowledged by the broker")
         assert svc2.stop() == 0
     finally:
         rig.close()

@@ -245,3 +245,20 @@ def test_check_config_refuses_a_broken_deck_file_naming_its_path(
     assert problem and words in problem[0], result.stderr
     # the good deck beside it is not blamed
     assert "RED-0001.json" not in result.stderr
+
+
+def test_journal_retention_keys_are_read_and_a_cap_below_two_segments_is_refused(
+        tmp_path: Path) -> None:
+    ok = write_table(tmp_path, VALID + "retention_days = 14\nretention_mb = 512\n")
+    storage = load_config(ok).storage
+    assert (storage.retention_days, storage.retention_mb, storage.segment_mb) == (14, 512, 64)
+    assert load_config(write_table(tmp_path, VALID)).storage.retention_days == 0  # keep all
+    bad = write_table(tmp_path, VALID + "retention_days = -1\nretention_mb = 100\n"
+                      "segment_mb = 64\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(bad)
+    assert err.value.problems == [
+        "storage.retention_days: Input should be greater than or equal to 0",
+        "storage.segment_mb: retention_mb (100) must be 0 or at least twice segment_mb (128): "
+        "the segment being written and the one holding the oldest checkpoint are always kept",
+    ]

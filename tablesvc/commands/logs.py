@@ -2,6 +2,8 @@
 
 Log lines are public: they may end up in a venue's log collector. Nothing logs a hole card;
 the core's notes and alerts carry no card identities, and the publisher logs seq numbers only.
+Tracebacks are logged without the frames' local variables: a local of the core may well be a
+hand's hole cards (structlog shows locals by default, in both renderers).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 from typing import Literal, TextIO
 
 import structlog
+import structlog.tracebacks
 from structlog.typing import Processor
 
 Mode = Literal["auto", "json", "console"]
@@ -26,9 +29,12 @@ def configure(mode: Mode = "auto", level: str = "info", file: TextIO | None = No
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     if mode == "json":
-        processors += [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
+        tracebacks = structlog.processors.ExceptionRenderer(
+            structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
+        processors += [tracebacks, structlog.processors.JSONRenderer()]
     else:
-        processors.append(structlog.dev.ConsoleRenderer(colors=out.isatty()))
+        processors.append(structlog.dev.ConsoleRenderer(
+            colors=out.isatty(), exception_formatter=structlog.dev.plain_traceback))
     # the drivers log through the standard library; render their records the same way
     handler = logging.StreamHandler(out)
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(

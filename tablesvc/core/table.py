@@ -126,6 +126,10 @@ class TableCore:
         ms = inp.ms
         out = self.out
         out.doubt = bool(self.continuity.away)
+        if isinstance(inp, ServiceStart):
+            # before the devices' timers: the service was not listening, which is no device's
+            # fault, so a restart after more than the stale time raises no device_offline
+            self.continuity.service_started(ms)
         if self.order.held:
             self._release(ms)  # what waited long enough came first: it goes first
         self._expire(ms)
@@ -139,7 +143,6 @@ class TableCore:
             self._port(inp)
         elif isinstance(inp, ServiceStart):
             self.boot += 1
-            self.continuity.service_started(ms)
             self.out.emit(ev.ServiceStarted, version=inp.version, boot=self.boot)
             hand = self.session
             if hand is not None and hand.live and hand.tracked:

@@ -64,6 +64,13 @@ class PhysicalOrder:
                 best = head
         if best is None:
             return None
+        if best[1].type == "ARR":
+            # its wait is over, but a card cannot land before it left the shoe: if its draw
+            # is waiting too, the draw (and what its device sent before it) goes first
+            uid = best[1].fields[1]
+            best = next((q[0] for q in self.held.values()
+                         if any(f.type == "DRAW" and f.fields[0] == uid for _, f, _ in q)),
+                        best)
         queue = self.held[best[0].name]
         queue.popleft()
         if not queue:

@@ -315,7 +315,10 @@ class TableCore:
         if t == "ARR" and self.order.holds_draw(f[1]):
             return True  # a card cannot land before it left the shoe
         if hand is None or not live:
-            return False
+            # a card landing in play while no hand runs left the shoe first: its draw, and
+            # the NEWHAND before it (or the news that it was missed), may still be on the way
+            return (t == "ARR" and self.has_shoe and f[0] != "MUCK"
+                    and self.card_draw is None)
         value = self._chips_value(f[1]) if t == "CHIPS" else 0
         return hand.too_early(t, f, value)
 

@@ -235,13 +235,16 @@ class HandSession:
         return False
 
     def _acts_too_early(self, seat: int, folds: bool = False) -> bool:
-        """A player acts: too early while cards are still coming, or before the player whose
-        turn it is (after a bet in motion, the next seat's; a player folding right after his
-        own bet waits for whoever acted in between)."""
+        """A player acts: too early while cards are still coming, once the round is complete
+        and the next street's cards are still to come (its first card may be on its way), or
+        before the player whose turn it is (after a bet in motion, the next seat's; a player
+        folding right after his own bet waits for whoever acted in between)."""
         hand, ledger = self.tracker, self.ledger
         if hand.pending is not None or hand.cards_coming:
             return True
         rnd = ledger.round
+        if rnd is not None and rnd.complete and hand.card_expected(True):
+            return True
         if rnd is None or rnd.complete or seat not in rnd.active:
             return False
         pending = ledger.pending

@@ -32,8 +32,11 @@ def main() -> None:
                    help="at least this many timed events at each rate")
     p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
-    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss"],
-                   default=None)
+    p.add_argument("--tables", type=int, default=12, help="tables of the room bench")
+    p.add_argument("--room-hands", type=int, default=20, help="hands per table, room bench")
+    p.add_argument("--room-runs", type=int, default=3, help="runs of the room bench")
+    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
+                                      "room"], default=None)
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -62,6 +65,10 @@ def main() -> None:
         from bench import rss
 
         rss.run(a.hands)
+    if a.only in (None, "room"):
+        from bench import room
+
+        room.run(a.tables, a.room_hands, a.room_runs)
 
 
 if __name__ == "__main__":

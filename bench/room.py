@@ -31,12 +31,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from bench.baselines import Spread, spread
 from bench.room_table import SEATS, table_worker
 from bench.service import stop
 from simulators.records import HandRecord
@@ -59,15 +61,8 @@ class TableResult:
     hands: int = 0
     right: int = 0
     alerts: Counter[str] = field(default_factory=Counter)
-    play_frames: int = 0
-    out_of_order: int = 0
-    across: int = 0
-    late_ms: list[float] = field(default_factory=list)
+    order: Order = field(default_factory=lambda: Order())
     problem: str | None = None
-
-    @property
-    def latest_ms(self) -> float:
-        return max(self.late_ms, default=0.0)
 
 
 class Collector:
@@ -132,6 +127,17 @@ def _wait(pred: Callable[[], bool], timeout: float, what: str) -> None:
     raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def _receive(conn: Connection, worker: BaseProcess, timeout: float, what: str) -> Any:
+    """The worker's next message; an error, not a hang, if it died or said nothing."""
+    end = time.monotonic() + timeout
+    while not conn.poll(0.5):
+        if not worker.is_alive():
+            raise RuntimeError(f"the table process died before {what}")
+        if time.monotonic() > end:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+    return conn.recv()
+
+
 def _config(folder: Path, table: str, port: int, where: dict[str, Any]) -> Path:
     devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in where["urls"].items())
     players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = {v}\n'
@@ -178,34 +184,52 @@ def of_play(true: Sequence[tuple[str, str, float]]) -> set[int]:
     return keep
 
 
-def disorder(true: Sequence[tuple[str, str, float]], journal: Sequence[tuple[str, str, int]]
-             ) -> tuple[int, int, list[float], int]:
-    """Frames of play journalled, those journalled after a frame of play that physically came
-    later, by how many ms each was late (its arrival minus that frame's), and how many of them
-    came after a frame of a later action (written ``ACROSS_S`` or more after it: not the
-    other half of the same motion, as a card's draw and its landing are)."""
+@dataclass
+class Order:
+    """How one table's frames of play reached its journal, against the order and time in
+    which its devices wrote them."""
+
+    frames: int = 0
+    out_of_order: int = 0  # journalled after a frame of play that physically came later
+    across: int = 0  # ... after a frame of a later action (``ACROSS_S`` or more after it)
+    late_ms: list[float] = field(default_factory=list)  # arrival minus that later frame's
+    sim_ms: list[float] = field(default_factory=list)  # device write -> into its pty
+    svc_ms: list[float] = field(default_factory=list)  # into its pty -> journalled
+
+
+def disorder(true: Sequence[tuple[str, str, float]], sent: dict[str, list[float]],
+             journal: Sequence[tuple[str, str, int]]) -> Order:
+    """Compare the journal with the true order (see ``Order``); ``sent`` is when each line
+    went into its pty (the simulator's own delay, apart from the port's and the service's)."""
     where: dict[tuple[str, str], list[int]] = {}
     for i, (dev, line, _t) in enumerate(true):
         where.setdefault((dev, line), []).append(i)
+    into = {line: list(times) for line, times in sent.items()}
     play = of_play(true)
+    got = Order()
     seen: list[tuple[int, int]] = []  # (true index, received ms) of play, in journal order
     for dev, line, ms in journal:
         slots = where.get((dev, line))
-        if slots:
-            i = slots.pop(0)
-            if i in play:
-                seen.append((i, ms))
+        if not slots:
+            continue
+        i = slots.pop(0)
+        wrote = into.get(line)
+        pty = wrote.pop(0) * 1000 if wrote else None
+        if i in play:
+            seen.append((i, ms))
+            if pty is not None:
+                got.sim_ms.append(pty - true[i][2] * 1000)
+                got.svc_ms.append(ms - pty)
     highest: list[int] = []  # running maximum of the true index, in journal order
-    late: list[float] = []
-    across = 0
     for i, ms in seen:
         if highest and highest[-1] > i:
             first_after = bisect.bisect_right(highest, i)  # first frame physically after it
-            late.append(float(ms - seen[first_after][1]))
+            got.late_ms.append(float(ms - seen[first_after][1]))
             if true[highest[-1]][2] - true[i][2] >= ACROSS_S:
-                across += 1
+                got.across += 1
         highest.append(max(i, highest[-1]) if highest else i)
-    return len(seen), len(late), late, across
+    got.frames, got.out_of_order = len(seen), len(got.late_ms)
+    return got
 
 
 def hand_right(e: dict[str, Any], r: HandRecord) -> bool:
@@ -233,8 +257,8 @@ def play_room(tables: int, hands: int, pace: float, seed: int, folder: Path,
             w.start()
             conns.append(mine)
             workers.append(w)
-        for name, conn in zip(names, conns, strict=True):
-            where = conn.recv()
+        for name, conn, w in zip(names, conns, workers, strict=True):
+            where = _receive(conn, w, WAIT_S, f"{name}'s devices")
             if "error" in where:
                 raise RuntimeError(f"{name}: {where['error']}")
             cfg = _config(folder / name, name, broker.port, where)
@@ -245,7 +269,8 @@ def play_room(tables: int, hands: int, pace: float, seed: int, folder: Path,
         _wait(lambda: all(collector.online(n) for n in names), WAIT_S, "every device online")
         for conn in conns:
             conn.send("go")
-        dealt = [conn.recv() for conn in conns]
+        dealt = [_receive(conn, w, WAIT_S * 4, f"{name}'s hands")
+                 for name, conn, w in zip(names, conns, workers, strict=True)]
         for name, got, res in zip(names, dealt, results, strict=True):
             if "error" in got:
                 res.problem = got["error"].strip().splitlines()[-1]
@@ -267,8 +292,8 @@ def play_room(tables: int, hands: int, pace: float, seed: int, folder: Path,
             stop(proc)
         for name, got, res in zip(names, dealt, results, strict=True):
             if "true" in got:
-                res.play_frames, res.out_of_order, res.late_ms, res.across = disorder(
-                    got["true"], journal_frames(folder / name / "store"))
+                res.order = disorder(got["true"], got["sent"],
+                                     journal_frames(folder / name / "store"))
     finally:
         for proc in services:
             if proc.poll() is None:
@@ -285,11 +310,14 @@ def play_room(tables: int, hands: int, pace: float, seed: int, folder: Path,
 
 def _line(res: TableResult) -> str:
     alerts = ", ".join(f"{n} {k}" for n, k in sorted(res.alerts.items())) or "none"
-    share = 100 * res.out_of_order / res.play_frames if res.play_frames else 0.0
+    o = res.order
+    share = 100 * o.out_of_order / o.frames if o.frames else 0.0
     text = (f"  {res.table}: {res.hands} hands, {res.right} right; alerts: {alerts}; "
-            f"out of physical order: {res.out_of_order} of {res.play_frames} frames of play "
-            f"({share:.2f} %; {res.across} behind a later action), latest "
-            f"{res.latest_ms:.0f} ms")
+            f"out of physical order: {o.out_of_order} of {o.frames} frames of play "
+            f"({share:.2f} %; {o.across} behind a later action), latest "
+            f"{max(o.late_ms, default=0):.0f} ms; delay p99/max: simulator "
+            f"{spread(o.sim_ms).p99:.0f}/{spread(o.sim_ms).max:.0f} ms, port and service "
+            f"{spread(o.svc_ms).p99:.0f}/{spread(o.svc_ms).max:.0f} ms")
     return text + (f"; PROBLEM: {res.problem}" if res.problem else "")
 
 
@@ -304,22 +332,28 @@ class Totals:
     across: float  # % of frames of play behind a later action of the dealer
     latest_ms: float
     over_50ms: int  # out-of-order frames that came more than 50 ms late
+    sim: Spread  # device write -> into its pty, frames of play
+    svc: Spread  # into its pty -> journalled
 
     def __str__(self) -> str:
         return (f"{self.alerts} alerts, {self.right}/{self.hands} hands right, "
                 f"{self.share:.2f} % of frames of play out of physical order "
                 f"({self.across:.2f} % behind a later action), latest {self.latest_ms:.0f} ms, "
-                f"{self.over_50ms} later than 50 ms")
+                f"{self.over_50ms} later than 50 ms; delay in the simulator {self.sim}; "
+                f"in the port and the service {self.svc}")
 
 
 def _total(results: Sequence[TableResult]) -> Totals:
-    frames = sum(r.play_frames for r in results) or 1
-    late = [ms for r in results for ms in r.late_ms]
+    orders = [r.order for r in results]
+    frames = sum(o.frames for o in orders) or 1
+    late = [ms for o in orders for ms in o.late_ms]
     return Totals(sum(sum(r.alerts.values()) for r in results), sum(r.hands for r in results),
                   sum(r.right for r in results),
-                  100 * sum(r.out_of_order for r in results) / frames,
-                  100 * sum(r.across for r in results) / frames,
-                  max(late, default=0.0), sum(1 for ms in late if ms > 50))
+                  100 * sum(o.out_of_order for o in orders) / frames,
+                  100 * sum(o.across for o in orders) / frames,
+                  max(late, default=0.0), sum(1 for ms in late if ms > 50),
+                  spread([ms for o in orders for ms in o.sim_ms]),
+                  spread([ms for o in orders for ms in o.svc_ms]))
 
 
 def _spread(label: str, runs: Sequence[Totals]) -> str:
@@ -332,7 +366,11 @@ def _spread(label: str, runs: Sequence[Totals]) -> str:
             f"{span([t.share for t in runs], '.2f')} % (behind a later action "
             f"{span([t.across for t in runs], '.2f')} %); latest "
             f"{span([t.latest_ms for t in runs], '.0f')} ms; later than 50 ms "
-            f"{span([t.over_50ms for t in runs], '.0f')}")
+            f"{span([t.over_50ms for t in runs], '.0f')}; delay p99 in the simulator "
+            f"{span([t.sim.p99 for t in runs], '.1f')} ms (max "
+            f"{span([t.sim.max for t in runs], '.0f')}), in the port and the service "
+            f"{span([t.svc.p99 for t in runs], '.1f')} ms (max "
+            f"{span([t.svc.max for t in runs], '.0f')})")
 
 
 def run(tables: int, hands: int, runs: int, pace: float = TEN_TIMES) -> None:

@@ -17,6 +17,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from simulators import endpoints
 from simulators.endpoints import Endpoint, OnConnect
 from simulators.records import HandRecord
 from simulators.virtual import VirtualTableRig
@@ -30,16 +31,52 @@ the hands, uncalled bets handed back in 40 % and uncontested pots in half."""
 
 
 class TrueOrder:
-    """Every frame written by any device of the table, in the order of the writes."""
+    """Every frame written by any device of the table, in the order of the writes, with the
+    wall-clock time of the write (the service stamps what it reads with the same clock) and,
+    apart, when each line actually went into its pty: the simulator's own share of a delay."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.frames: list[tuple[str, str, float]] = []  # device, line without CRLF, monotonic
+        self.frames: list[tuple[str, str, float]] = []  # device, line without CRLF, time
+        self.sent: dict[str, list[float]] = {}  # line -> when it went into the pty
+        self.on = False
+        """Noting from the first hand on: frames sent before the service listened are lost,
+        and the device's HELLO then starts its seq again, so the same line can come twice."""
 
     def note(self, device: str, data: bytes) -> None:
         with self._lock:
-            self.frames.append((device, data.decode("ascii", "replace").rstrip("\r\n"),
-                                time.monotonic()))
+            if self.on:
+                self.frames.append((device, _line(data), time.time()))
+
+    def into_pty(self, data: bytes) -> None:
+        now = time.time()
+        with self._lock:
+            if self.on:
+                self.sent.setdefault(_line(data), []).append(now)
+
+
+def _line(data: bytes) -> str:
+    return data.decode("ascii", "replace").rstrip("\r\n")
+
+
+def time_pty_writes(order: TrueOrder) -> None:
+    """Note when each frame is written into its pty, at once or by the line's thread: the
+    simulator's private writers, wrapped for this measurement only."""
+    queued = endpoints._PtyLine._write_all
+    direct = endpoints._PtyLine.write_now
+
+    def timed_queued(line: endpoints._PtyLine, data: bytes) -> None:
+        queued(line, data)
+        order.into_pty(data)
+
+    def timed_direct(line: endpoints._PtyLine, data: bytes) -> bool:
+        done = direct(line, data)
+        if done:
+            order.into_pty(data)
+        return done
+
+    setattr(endpoints._PtyLine, "_write_all", timed_queued)  # noqa: B010 - methods, replaced
+    setattr(endpoints._PtyLine, "write_now", timed_direct)  # noqa: B010
 
 
 class NotedEndpoint:
@@ -94,17 +131,19 @@ def table_worker(conn: Connection, folder: str, seed: int, hands: int, pace: flo
         return
     try:
         order = TrueOrder()
+        time_pty_writes(order)
         for name, device in rig.devices.items():
             device.endpoint = NotedEndpoint(device.endpoint, name, order)
         conn.send({"urls": rig.device_urls(), "decks": str(rig.decks_dir),
                    "chips": str(rig.chips_path), "small_blind": rig.table.small_blind,
                    "big_blind": rig.table.big_blind})
         conn.recv()  # go
+        order.on = True
         records: list[HandRecord] = []
         started = time.monotonic()
         rig.table.run(hands, threading.Event(), on_hand=records.append)
         result: dict[str, Any] = {"records": records, "true": order.frames,
-                                  "dealt_s": time.monotonic() - started}
+                                  "sent": order.sent, "dealt_s": time.monotonic() - started}
         conn.send(result)
         conn.recv()  # close: the service has read everything
     except BaseException:

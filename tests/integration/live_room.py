@@ -43,7 +43,7 @@ def prefix_of(table: str) -> str:
 def write_config(folder: Path, rig: VirtualTableRig, port: int, table: str,
                  seats: Mapping[int, int], extra: str = "") -> Path:
     """The service's config for the rig's devices and registries, its players seated with
-    the stacks the virtual table starts with."""
+    the stacks the virtual table starts with; ``extra`` is more TOML."""
     devices = "".join(f'[devices.{n}]\nurl = "{u}"\n' for n, u in rig.device_urls().items())
     players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = {v}\n'
                       for s, v in sorted(seats.items()))

@@ -49,6 +49,8 @@ TEN_TIMES = 0.025
 VENUE = "bench"
 ROOT = Path(__file__).resolve().parents[1]
 WAIT_S = 300.0
+QUIET_S = 10.0
+"""A table whose service published nothing for this long has read everything it will."""
 NOT_PLAY = frozenset({"HB", "HELLO"})
 ACROSS_S = 0.010
 """Frames written this far apart belong to different actions of the dealer (he takes 0.025 s
@@ -73,6 +75,7 @@ class Collector:
         self.lock = threading.Lock()
         self.events: dict[str, dict[int, dict[str, Any]]] = {}
         self.alerts: dict[str, dict[str, dict[str, Any]]] = {}
+        self.last: dict[str, float] = {}  # table -> when its last event came (monotonic)
         self.ready = threading.Event()
         c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         c.on_connect = self._connected
@@ -93,6 +96,7 @@ class Collector:
         table, feed = parts[3], parts[4]
         payload = json.loads(msg.payload)
         with self.lock:
+            self.last[table] = time.monotonic()
             if feed == "events":
                 self.events.setdefault(table, {}).setdefault(payload["seq"], payload)
             else:
@@ -108,6 +112,11 @@ class Collector:
         for e in self.of(table, "device_status"):
             state[e["device"]] = e["state"]
         return len(state) == 4 and set(state.values()) == {"online"}
+
+    def quiet_s(self, table: str) -> float:
+        """Seconds since the table's last event."""
+        with self.lock:
+            return time.monotonic() - self.last.get(table, time.monotonic())
 
     def floor(self, table: str) -> list[dict[str, Any]]:
         with self.lock:
@@ -277,14 +286,19 @@ def play_room(tables: int, hands: int, pace: float, seed: int, folder: Path,
                 continue
             records: list[HandRecord] = got["records"]
 
-            def all_ended(table: str = name, dealt: int = len(records)) -> bool:
-                return len(collector.of(table, "hand_ended")) >= dealt
+            def caught_up(table: str = name, dealt: int = len(records)) -> bool:
+                """Every hand ended, or nothing more is coming: a hand read wrongly may
+                stay open until a NEWHAND that the last hand never gets."""
+                return (len(collector.of(table, "hand_ended")) >= dealt
+                        or collector.quiet_s(table) >= QUIET_S)
 
             try:
-                _wait(all_ended, WAIT_S, f"{name}: its hands to end")
+                _wait(caught_up, WAIT_S, f"{name}: its hands to end")
             except TimeoutError as exc:
                 res.problem = str(exc)
             ended = collector.of(name, "hand_ended")
+            if len(ended) < len(records) and res.problem is None:
+                res.problem = f"{len(ended)} of {len(records)} hands ended"
             res.hands = len(records)
             res.right = sum(hand_right(e, r) for e, r in zip(ended, records, strict=False))
             res.alerts = Counter(a["name"] for a in collector.floor(name))

@@ -40,8 +40,11 @@ def main() -> None:
     p.add_argument("--restart-runs", type=int, default=5, help="restart runs (spread printed)")
     p.add_argument("--full-replay", action="store_true",
                    help="also restart once without checkpoints (replays the whole journal)")
+    p.add_argument("--tables", type=int, default=12, help="tables of the room bench")
+    p.add_argument("--room-hands", type=int, default=20, help="hands per table, room bench")
+    p.add_argument("--room-runs", type=int, default=3, help="runs of the room bench")
     p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
-                                      "equity", "restart"], default=None)
+                                      "equity", "restart", "room"], default=None)
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -78,6 +81,10 @@ def main() -> None:
         from bench import restart
 
         restart.run(a.restart_inputs, a.restart_runs, a.full_replay)
+    if a.only in (None, "room"):
+        from bench import room
+
+        room.run(a.tables, a.room_hands, a.room_runs)
 
 
 if __name__ == "__main__":

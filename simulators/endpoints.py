@@ -112,6 +112,7 @@ class _PtyLine:
         self._drops = drops
         self._on_connect = on_connect
         self._io = threading.Lock()  # guards the master fd reads and the connect edge
+        self._writing = threading.Lock()  # one writer into the master at a time, in order
         self._announced = False
         self.queue: queue.Queue[bytes] = queue.Queue(queue_size)
         self.peer = False
@@ -151,6 +152,33 @@ class _PtyLine:
             self._announced = True
             return True
 
+    def write_now(self, data: bytes) -> bool:
+        """Write from the caller's thread when nothing waits before it; False: queue it.
+
+        A frame then leaves when its device sends it, as a real device's does, rather than when
+        this line's thread next runs: on a busy machine a thread can wait a few hundred ms for
+        the processor, which would put the devices of one table far more out of order than
+        serial adapters do. Never blocks: a full pty buffer, or the line's thread writing,
+        leaves the frame to the queue.
+        """
+        if not self._writing.acquire(blocking=False):
+            return False
+        try:
+            if self.queue.unfinished_tasks:
+                return False  # earlier frames are queued or being written: keep the order
+            try:
+                n = os.write(self._master, data)
+            except BlockingIOError:
+                return False
+            except OSError:
+                self._drops.add(data)  # the line went away under us
+                return True
+            if n < len(data):
+                self.queue.put_nowait(data[n:])  # the queue is empty: the rest goes next
+            return True
+        finally:
+            self._writing.release()
+
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
@@ -162,10 +190,12 @@ class _PtyLine:
                 if callback is not None:
                     callback()
             if data is not None:
-                if self.peer:
-                    self._write_all(data)
-                else:
-                    self._drops.add(data)
+                with self._writing:
+                    if self.peer:
+                        self._write_all(data)
+                    else:
+                        self._drops.add(data)
+                self.queue.task_done()
 
     def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
@@ -243,6 +273,8 @@ class PtyEndpoint:
             line = self._line
             if line is None or not (line.peer or line.check_peer()):
                 self._drops.add(data)  # nobody listening: lost now, never delivered stale later
+                return
+            if line.write_now(data):
                 return
             try:
                 line.queue.put_nowait(data)

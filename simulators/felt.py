@@ -30,6 +30,8 @@ class Pacer:
     finishes at full speed and leaves the table clean. ``hold`` makes the dealer wait before
     the next physical action (while the devices keep sending heartbeats and inventories), so
     a test can do something to the service at a known point of the hand; a stop overrides it.
+    ``release(steps)`` lets him take only that many more actions before he stands still again,
+    so that a test can stop him at a point it cannot watch (the service being down, say).
     """
 
     def __init__(self, pace: float, stop: threading.Event | None = None) -> None:
@@ -40,11 +42,18 @@ class Pacer:
         self._go = threading.Event()
         self._go.set()
         self._waiting = False
+        self._hold_at: int | None = None
+        self.steps = 0
+        """Physical actions taken so far (each ``step`` that returned)."""
 
     def hold(self) -> None:
+        self._hold_at = None
         self._go.clear()
 
-    def release(self) -> None:
+    def release(self, steps: int | None = None) -> None:
+        """Go on; with ``steps``, hold again once that many more actions have been taken."""
+        self._hold_at = None if steps is None else self.steps + steps
+        self._waiting = False  # he is on his way: ``waiting`` is next true at the next hold
         self._go.set()
 
     @property
@@ -56,6 +65,9 @@ class Pacer:
         """Wait out the pace, then any hold; a hold placed during the pace applies at once."""
         deadline = time.monotonic() + self.pace
         while not self.stop.is_set():
+            hold_at = self._hold_at
+            if hold_at is not None and self.steps >= hold_at:
+                self.hold()
             if not self._go.is_set():
                 self._waiting = True
                 try:
@@ -66,8 +78,9 @@ class Pacer:
                 continue
             left = deadline - time.monotonic()
             if left <= 0:
-                return
+                break
             self.stop.wait(min(left, 0.05))
+        self.steps += 1
 
 
 class Felt:

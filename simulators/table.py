@@ -232,8 +232,12 @@ class VirtualTable:
         while self._dealing and not self._pacer.waiting and time.monotonic() < deadline:
             self._pacer.stop.wait(0.002)
 
-    def resume(self) -> None:
-        self._pacer.release()
+    def resume(self, steps: int | None = None) -> None:
+        """Let the dealer go on; with ``steps``, for that many physical actions only (a card
+        dealt, a bet made, a button pressed...), after which he stands still again as if
+        ``pause`` had been called, so that a test can stop him at a known point of a hand it
+        cannot watch. ``waiting`` tells when he stands still."""
+        self._pacer.release(steps)
 
     @property
     def waiting(self) -> bool:

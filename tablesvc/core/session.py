@@ -223,8 +223,12 @@ class HandSession:
             seat = int(zone[1:])
             booked = rnd.contributed.get(seat, 0)
             if value < now:
-                # below what is booked while the round is open: the gathering before the action
-                # that completes the round (or a real withdrawal, judged a tolerance later)
+                # below what is booked (or in motion) while the round is open: the gathering,
+                # or an uncalled bet handed back, before the action that completes the round
+                # (or a real withdrawal, judged a tolerance later)
+                moving = ledger.pending
+                if moving is not None and moving.seat == seat:
+                    booked = max(booked, moving.to)
                 return value < booked and not rnd.complete and not ledger.completes_round()
             if value == now:
                 return False  # the reader repeating itself

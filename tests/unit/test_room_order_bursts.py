@@ -11,6 +11,8 @@ them in the order they happened at the table.
 - A player's check on the turn was read before the burn and the turn card: the flop's round
   being complete, it was taken at once, as an action out of turn, and the rest of the hand
   cascaded (``burn_premature``, ``premature_card``, ten ``action_out_of_turn``).
+- A raise was still settling (in motion, not yet booked) when the dealer's gathering of its
+  zone was read, before the fold that completed the round: ``bet_withdrawn``.
 """
 
 from __future__ import annotations
@@ -73,6 +75,45 @@ def test_a_check_read_before_the_burn_and_card_of_its_street_waits_for_them() ->
     burst = [arr_burn, arr_card, check, draw_burn, draw_card]  # as the e2e journal had them
     frames = session.frames[:at] + burst + session.frames[at + 5:]
     r = Reader(session, step_ms=10, order_tolerance_ms=50)  # the burst within 40 ms
+    r.frames(frames)
+    assert r.alerts() == []
+    for n in (1, 2, 3, 4):
+        assert core_result(r, n) == table_result(session, n)
+
+
+def raise_fold_gather(frames: Frames) -> int:
+    """Index of a raise (a bet zone growing) that the next player folds to (his two cards to
+    the muck), after which the dealer takes chips out of the raiser's zone: he hands back
+    what was not called, or gathers it."""
+    def frame(i: int) -> tuple[str, list[str]]:
+        dev, raw = frames[i]
+        return dev, raw.decode().split("*")[0].split(",")[2:]
+
+    for i in range(len(frames) - 6):
+        dev, raise_ = frame(i)
+        if dev != "chips" or raise_[0] != "CHIPS" or not raise_[1].startswith("B") \
+                or not raise_[2]:
+            continue
+        fold = [frame(j) for j in range(i + 1, i + 5)]
+        dev5, after = frame(i + 5)
+        if [d for d, _ in fold] == ["cards"] * 4 and fold[1][1][:2] == ["ARR", "MUCK"] \
+                and fold[3][1][:2] == ["ARR", "MUCK"] and dev5 == "chips" \
+                and after[1] == raise_[1] and len(after[2]) < len(raise_[2]):
+            return i
+    raise AssertionError("no raise folded to in this session")
+
+
+@pytest.mark.parametrize("seed", [5, 8])
+def test_chips_taken_from_a_raise_before_the_fold_that_ends_the_round_wait_for_it(
+        seed: int) -> None:
+    """The raise is still settling (a bet in motion, not yet booked) when the chip reader's
+    inventory of the raiser's zone, handed back or gathered, is read before the fold that
+    completed the round: it waits for the fold instead of being a bet withdrawn."""
+    session = Session(SEATS, hands=4, seed=seed, aggression=0.3)
+    at = raise_fold_gather(session.frames)
+    burst = [session.frames[at], session.frames[at + 5], *session.frames[at + 1:at + 5]]
+    frames = session.frames[:at] + burst + session.frames[at + 6:]
+    r = Reader(session, step_ms=10, order_tolerance_ms=50)  # the burst within 50 ms
     r.frames(frames)
     assert r.alerts() == []
     for n in (1, 2, 3, 4):

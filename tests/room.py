@@ -148,6 +148,13 @@ class Reader:
         self.silent.discard(dev)
         return self.apply(PortChange(format_ts(self.ms), self.ms, dev, True, ""))
 
+    def reboot(self, dev: str) -> list[ev.Event]:
+        """The device starts afresh: its HELLO, with its seq from 0 again."""
+        start = len(self.events)
+        self.ms += self.step_ms
+        self._send(dev, "HELLO", (f"{dev.upper()}-1", "1.0", "TSP1"), self.ms)
+        return self.events[start:]
+
     def command(self, name: str, **body: Any) -> Any:
         self.ms += self.step_ms
         self.apply(Command(format_ts(self.ms), self.ms, name, body))

@@ -48,6 +48,7 @@ class ButtonSearch:
         self.drawn: set[str] = set()  # tags out of the shoe since the NEWHAND
         self.over = False
         self.doubt: str | None = None  # (only a followed hand can be in doubt)
+        self.doubt_told = False
 
     @property
     def live(self) -> bool:

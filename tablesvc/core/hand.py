@@ -19,6 +19,7 @@ class Hand(Protocol):
     number: int
     order: tuple[int, ...]  # the seats dealt in, in deal order; empty when unknown
     doubt: str | None  # frames were lost in this (followed) hand: why it may not fit
+    doubt_told: bool  # the device that lost them was reported offline to the floor
 
     @property
     def live(self) -> bool:

@@ -104,6 +104,7 @@ class HandSession:
         self.order = tracker.order
         self.void = False  # a defective deck voided the hand: a void hand takes over
         self.doubt: str | None = None  # frames were lost in this hand: why it may be wrong
+        self.doubt_told = False  # ... by a device the floor was told went away
 
     # ------------------------------------------------------------------ life
     @property

@@ -180,7 +180,7 @@ class TableCore:
         if hand is not None and hand.live and hand.tracked:
             why, quiet = self.continuity.doubt()
             if why is None:
-                why, quiet = hand.doubt or "what the service missed", False
+                why, quiet = hand.doubt or "what the service missed", hand.doubt_told
             self.untrack(hand, why, quiet=quiet)
 
     def _failed(self, inp: Input, exc: Exception) -> None:
@@ -353,7 +353,11 @@ class TableCore:
             return
         what = (f"{count} frame(s) of {link.name} were lost" if count
                 else f"{link.name} restarted (what it sent before may be lost)")
-        hand.doubt = hand.doubt or what
+        if hand.doubt is None:
+            hand.doubt = what
+            # a device back from an outage the floor was alerted to: should the hand then
+            # not fit, its untracking is a consequence of that alert, not a second one
+            hand.doubt_told = self.continuity.quiet(link.name)
         self.out.doubt = True
         self.out.note("warning", "frames lost", device=link.name, count=count,
                       hand=hand.number)

@@ -65,6 +65,7 @@ class UntrackedHand:
         self.ends = ends
         self.over = False  # the next hand (or the misdeal) has come: nothing more to swallow
         self.doubt: str | None = None  # (only a followed hand can be in doubt)
+        self.doubt_told = False
         self.ended: str | None = None  # the hand_ended reason, once announced
         self.counted: set[int] = set()  # seats the floor counted before the hand ended
         if kind == "untracked":

@@ -32,8 +32,13 @@ def main() -> None:
                    help="at least this many timed events at each rate")
     p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
-    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss"],
-                   default=None)
+    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
+                                      "floor"], default=None,
+                   help="one bench; the floor console's (issue 13) runs only when asked for: "
+                        "it needs Chromium and takes minutes")
+    from bench import floor
+
+    floor.add_arguments(p.add_argument_group("floor console (--only floor)"), "floor-")
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -62,6 +67,8 @@ def main() -> None:
         from bench import rss
 
         rss.run(a.hands)
+    if a.only == "floor":
+        floor.run_from(a, "floor-")
 
 
 if __name__ == "__main__":

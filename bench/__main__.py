@@ -44,7 +44,12 @@ def main() -> None:
     p.add_argument("--room-hands", type=int, default=20, help="hands per table, room bench")
     p.add_argument("--room-runs", type=int, default=3, help="runs of the room bench")
     p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
-                                      "equity", "restart", "room"], default=None)
+                                      "equity", "restart", "room", "floor"], default=None,
+                   help="one bench; the floor console's (issue 13) runs only when asked for: "
+                        "it needs Chromium and takes minutes")
+    from bench import floor
+
+    floor.add_arguments(p.add_argument_group("floor console (--only floor)"), "floor-")
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -85,6 +90,8 @@ def main() -> None:
         from bench import room
 
         room.run(a.tables, a.room_hands, a.room_runs)
+    if a.only == "floor":
+        floor.run_from(a, "floor-")
 
 
 if __name__ == "__main__":

@@ -146,14 +146,15 @@ class LiveTable:
 class FloorProcess:
     """``tablesvc floor`` as a child process on a free port of 127.0.0.1."""
 
-    def __init__(self, folder: Path, venue: str, broker_port: int, extra: str = "") -> None:
+    def __init__(self, folder: Path, venue: str, broker_port: int, extra: str = "",
+                 storage: str = "floor.sqlite") -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.config = folder / "floor.toml"
         self.config.write_text(
             f'[floor]\nvenue = "{venue}"\nname = "Main hall"\n'
             f'[mqtt]\nport = {broker_port}\nusername = ""\n'
-            f'[web]\nport = 0\n[storage]\npath = "floor.sqlite"\n{extra}')
+            f'[web]\nport = 0\n[storage]\npath = {json.dumps(storage)}\n{extra}')
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
         self.log = folder / "floor.log"

@@ -1,8 +1,13 @@
 """The console's MQTT side: every public topic of the venue in, ``cmd/ack_alert`` out.
 
-One thread (the writer) does all the work in order: it takes what paho received, drops hidden
-cards (``public``), keeps the message (``store``) and updates the live picture (``venue``),
-commits, and only then acknowledges the messages to the broker (paho's manual ack). With a
+One thread (the writer) does all the work: it takes what paho received, drops hidden cards
+(``public``), keeps the message (``store``) and updates the live picture (``venue``), commits,
+and only then acknowledges the messages to the broker (paho's manual ack). Alerts, the
+tables' answers to acknowledgements and the floor's own acknowledgements go ahead of the bulk
+of the feed (``Lanes``): when a busy venue or a busy machine leaves a backlog of events and
+state to store, an alert still reaches the screen at once. The bulk is stored in batches
+(one transaction each), and a batch is cut short, committed as far as it got, the moment an
+urgent item arrives: an alert waits for one message, not for a batch. With a
 persistent session (a fixed client id, clean start off) the broker keeps the console's
 messages while it is down and sends again what it had not acknowledged, so a restart of the
 console loses no alert, acknowledgement or hand; the second copy of anything is recognised
@@ -12,13 +17,13 @@ database has one writer.
 
 from __future__ import annotations
 
+import collections
 import json
-import queue
 import ssl
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,18 +39,23 @@ from paho.mqtt.properties import Properties
 from tablesvc.config.table import resolve
 from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
-from tablesvc.floor.public import public_event
+from tablesvc.floor.public import public_event, public_state
 from tablesvc.floor.store import Queries, Store, today
 from tablesvc.floor.venue import Venue
 from tablesvc.pipeline.publisher import read_password
 
 log = structlog.get_logger("tablesvc.floor.intake")
 
-BATCH_MAX = 500
+BULK_BATCH = 500
+"""At most this many bulk messages in one transaction (one commit, one wake-up of the
+pages); an urgent item arriving meanwhile cuts the batch short."""
+URGENT = frozenset({"alerts", "cmd/ack_alert/reply"})
+"""Topics (below the table) that go ahead of the bulk."""
 SHOWN = frozenset({"warning", "critical"})
 """Severities of the alert queue; info alerts are kept with the hand's events."""
 Notify = Callable[[str, Any], None]
-"""(kind, payload) for the web pages: "table" (a table's view), "alert" (an alert row)."""
+"""(kind, payload) for the web pages: "tables" (the views of the tables a batch changed),
+"alert" (an alert row)."""
 
 
 class AckError(Exception):
@@ -68,6 +78,62 @@ class _Ack:
     done: Future[dict[str, Any]]
 
 
+Item = _Received | _Ack
+
+
+class Lanes:
+    """The writer's inbox: an urgent lane (alerts, acknowledgements, the tables' answers)
+    taken before the bulk lane (events, state, devices); each first in, first out.
+
+    The order of the feed is kept where it matters: a table's events are stored by seq
+    whatever the order they come in (an alert first, the events before it after), a table's
+    retained topics and its events each stay in their own order, and the gap check of the
+    live picture follows the ``events`` topic only."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._urgent: collections.deque[Item] = collections.deque()
+        self._bulk: collections.deque[Item] = collections.deque()
+        self._closed = False
+
+    def put(self, item: Item, urgent: bool = False) -> None:
+        with self._cond:
+            (self._urgent if urgent else self._bulk).append(item)
+            self._cond.notify()
+
+    def close(self) -> None:
+        """No more items: ``take`` gives what is left, then None."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def take(self, bulk_max: int) -> tuple[bool, list[Item]] | None:
+        """The next batch, waiting for one: (True, every urgent item), else (False, up to
+        ``bulk_max`` bulk items); None once closed and empty."""
+        with self._cond:
+            while not self._urgent and not self._bulk:
+                if self._closed:
+                    return None
+                self._cond.wait()
+            if self._urgent:
+                batch = list(self._urgent)
+                self._urgent.clear()
+                return True, batch
+            return False, [self._bulk.popleft()
+                           for _ in range(min(bulk_max, len(self._bulk)))]
+
+    def urgent_waiting(self) -> bool:
+        return bool(self._urgent)
+
+    def put_back(self, items: Sequence[Item]) -> None:
+        """Bulk items taken but not handled: first in the lane again, in their order."""
+        with self._cond:
+            self._bulk.extendleft(reversed(items))
+
+    def __len__(self) -> int:
+        return len(self._urgent) + len(self._bulk)
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -84,7 +150,7 @@ class Intake:
         self.venue = Venue()
         self.lock = threading.Lock()  # guards venue for snapshot() from other threads
         self.notify = notify
-        self.inbox: queue.Queue[_Received | _Ack | None] = queue.Queue()
+        self.inbox = Lanes()
         self.connected = threading.Event()
         self.refused: str | None = None
         self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0,
@@ -136,7 +202,7 @@ class Intake:
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-        self.inbox.put(None)
+        self.inbox.close()
         self._writer.join(10)
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
@@ -157,13 +223,16 @@ class Intake:
         log.warning("disconnected from the broker", reason=str(rc))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        self.inbox.put(_Received(msg.topic, bytes(msg.payload), msg.mid, msg.qos))
+        topic = msg.topic
+        sub = topic.removeprefix(self.prefix + "/").partition("/")[2]
+        self.inbox.put(_Received(topic, bytes(msg.payload), msg.mid, msg.qos),
+                       urgent=sub in URGENT)
 
     # ------------------------------------------------------------------ acknowledging
     def acknowledge(self, table: str, seq: int, by: str) -> Future[dict[str, Any]]:
         """Acknowledge an alert as ``by``; the future gets the alert row as recorded."""
         done: Future[dict[str, Any]] = Future()
-        self.inbox.put(_Ack(table, seq, by, done))
+        self.inbox.put(_Ack(table, seq, by, done), urgent=True)
         return done
 
     def _ack(self, req: _Ack) -> dict[str, Any]:
@@ -195,41 +264,39 @@ class Intake:
     # ------------------------------------------------------------------ the writer
     def _run(self) -> None:
         while True:
-            item = self.inbox.get()
-            if item is None:
+            taken = self.inbox.take(BULK_BATCH)
+            if taken is None:
                 return
-            batch: list[_Received | _Ack] = [item]
-            while len(batch) < BATCH_MAX:
-                try:
-                    nxt = self.inbox.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    self.inbox.put(None)
-                    break
-                batch.append(nxt)
+            urgent, batch = taken
             try:
-                self._batch(batch)
+                self._batch(batch, urgent)
             except Exception:  # a bug must not stop the floor's screen; the broker resends
                 log.exception("batch failed", size=len(batch))
                 self.store.db.rollback()
                 time.sleep(0.5)
 
-    def _batch(self, batch: list[_Received | _Ack]) -> None:
+    def _batch(self, batch: list[Item], urgent: bool = True) -> None:
         tables: dict[str, dict[str, Any]] = {}
+        retained: dict[tuple[str, str], dict[str, Any]] = {}
         alerts: list[dict[str, Any]] = []
         received = [m for m in batch if isinstance(m, _Received)]
-        for msg in received:
-            self._message(msg, tables, alerts)
+        for i, msg in enumerate(received):
+            if not urgent and i and self.inbox.urgent_waiting():  # commit so far, then it
+                self.inbox.put_back(received[i:])
+                received = received[:i]
+                break
+            self._message(msg, tables, retained, alerts)
+        for (table, sub), body in retained.items():  # only the last of each is kept
+            self.store.keep_retained(table, sub, body)
         self.store.commit()
         for msg in received:
             if msg.qos > 0:
                 self.client.ack(msg.mid, msg.qos)
         self.stats["batches"] += 1
-        for view in tables.values():
-            self.notify("table", view)
         for row in alerts:
             self.notify("alert", row)
+        if tables:
+            self.notify("tables", list(tables.values()))
         for req in (m for m in batch if isinstance(m, _Ack)):
             try:
                 row = self._ack(req)
@@ -240,6 +307,7 @@ class Intake:
             self.notify("alert", row)
 
     def _message(self, msg: _Received, tables: dict[str, dict[str, Any]],
+                 retained: dict[tuple[str, str], dict[str, Any]],
                  alerts: list[dict[str, Any]]) -> None:
         self.stats["messages"] += 1
         rest = msg.topic.removeprefix(self.prefix + "/")
@@ -255,10 +323,8 @@ class Intake:
             return
         if sub in ("status", "state") or sub.startswith("devices/"):
             if sub == "state":
-                from tablesvc.floor.public import public_state
-
                 body = public_state(body)
-            self.store.keep_retained(table, sub, body)
+            retained[(table, sub)] = body
             with self.lock:
                 view = self.venue.apply_retained(table, sub, body)
                 tables[table] = view.as_json()
@@ -267,12 +333,21 @@ class Intake:
             if event is None or not isinstance(event.get("seq"), int):
                 self.stats["dropped"] += 1
                 return
-            if not self.store.add_event(table, event):
+            if sub == "events":
+                with self.lock:
+                    self.venue.follow(table, event)
+            text = None
+            if len(event) == len(body):  # nothing removed: keep the message as it came
+                try:
+                    text = msg.payload.decode("utf-8")
+                except UnicodeDecodeError:
+                    text = None
+            if not self.store.add_event(table, event, text):
                 self.stats["duplicates"] += 1
                 return
             self.stats["events"] += 1
             with self.lock:
-                view = self.venue.apply_event(table, event, on_events=sub == "events")
+                view = self.venue.apply_event(table, event)
                 tables[table] = view.as_json()
             if event.get("type") == "alert" and event.get("severity") in SHOWN:
                 row = self.queries.alert(table, int(event["seq"]))

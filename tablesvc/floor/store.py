@@ -11,7 +11,9 @@ console; the second copy changes nothing.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +25,9 @@ SCHEMA = (
         tbl TEXT NOT NULL, seq BIGINT NOT NULL, day TEXT NOT NULL, ts TEXT NOT NULL,
         hand INTEGER, type TEXT NOT NULL, seat INTEGER, body TEXT NOT NULL,
         PRIMARY KEY (tbl, seq))""",
+    # every search filters by equality and takes the newest first: each index holds the
+    # filter's columns, then the order, so a search reads only the rows it returns
+    "CREATE INDEX IF NOT EXISTS events_day_tbl_ts ON events (day, tbl, ts)",
     "CREATE INDEX IF NOT EXISTS events_day_tbl_seat ON events (day, tbl, seat, ts)",
     "CREATE INDEX IF NOT EXISTS events_day_seat ON events (day, seat, ts)",
     """CREATE TABLE IF NOT EXISTS alerts (
@@ -31,14 +36,16 @@ SCHEMA = (
         severity TEXT NOT NULL, seat INTEGER, message TEXT NOT NULL, remedy TEXT NOT NULL,
         ack_state TEXT NOT NULL DEFAULT '', acked_by TEXT, acked_at TEXT, ack_request TEXT,
         ack_reply TEXT, PRIMARY KEY (tbl, seq))""",
-    "CREATE INDEX IF NOT EXISTS alerts_day ON alerts (day, ts)",
-    "CREATE INDEX IF NOT EXISTS alerts_day_tbl ON alerts (day, tbl)",
-    "CREATE INDEX IF NOT EXISTS alerts_day_rule ON alerts (day, rule)",
-    "CREATE INDEX IF NOT EXISTS alerts_day_severity ON alerts (day, severity)",
-    "CREATE INDEX IF NOT EXISTS alerts_day_seat ON alerts (day, seat)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_ts ON alerts (day, ts, seq)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_tbl_ts ON alerts (day, tbl, ts, seq)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_tbl_seat_ts ON alerts (day, tbl, seat, ts, seq)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_rule_ts ON alerts (day, rule, ts, seq)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_severity_ts ON alerts (day, severity, ts, seq)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_seat_ts ON alerts (day, seat, ts, seq)",
     "CREATE INDEX IF NOT EXISTS alerts_tbl_id ON alerts (tbl, alert_id)",
     "CREATE INDEX IF NOT EXISTS alerts_request ON alerts (ack_request)",
-    "CREATE INDEX IF NOT EXISTS alerts_open ON alerts (ack_state, ts)",
+    "CREATE INDEX IF NOT EXISTS alerts_open_ts ON alerts (ack_state, severity, ts, seq)",
+    "CREATE INDEX IF NOT EXISTS alerts_day_acked ON alerts (day, acked_at) WHERE ack_state <> ''",
     """CREATE TABLE IF NOT EXISTS hands (
         tbl TEXT NOT NULL, start_seq BIGINT NOT NULL, hand INTEGER NOT NULL, day TEXT NOT NULL,
         started_ts TEXT NOT NULL, end_seq BIGINT, ended_ts TEXT, reason TEXT, seats TEXT,
@@ -48,6 +55,11 @@ SCHEMA = (
         tbl TEXT NOT NULL, topic TEXT NOT NULL, body TEXT NOT NULL,
         PRIMARY KEY (tbl, topic))""",
 )
+RETIRED_INDEXES = ("alerts_day", "alerts_day_tbl", "alerts_day_rule", "alerts_day_severity",
+                   "alerts_day_seat", "alerts_open")
+"""Indexes of earlier versions, which left a search to sort the whole day: dropped on start."""
+NO_END = 2**62
+"""The last seq of a hand still in play."""
 ALERT_COLUMNS = ("tbl", "seq", "alert_id", "day", "ts", "hand", "name", "rule", "severity",
                  "seat", "message", "remedy", "ack_state", "acked_by", "acked_at",
                  "ack_request", "ack_reply")
@@ -56,10 +68,22 @@ SEVERITIES = ("info", "warning", "critical")
 
 def day_of(ts: str) -> str:
     """The local calendar day of an event's UTC timestamp (the venue's day, as staff say it)."""
+    if len(ts) > 17 and ts[16] == ":" and ts.endswith("Z"):  # YYYY-MM-DDTHH:MM:SS[.fff]Z
+        try:
+            return _day_of_minute(ts[:16])
+        except ValueError:
+            pass
     try:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone().date().isoformat()
     except ValueError:
         return datetime.now().date().isoformat()
+
+
+@functools.lru_cache(maxsize=4096)
+def _day_of_minute(minute: str) -> str:
+    """Every second of a UTC minute falls on the same local day: the intake asks this once a
+    minute per table instead of converting every event's time."""
+    return datetime.fromisoformat(minute + "+00:00").astimezone().date().isoformat()
 
 
 def today() -> str:
@@ -69,7 +93,56 @@ def today() -> str:
 def migrate(db: Database) -> None:
     for statement in SCHEMA:
         db.execute(statement)
+    for name in RETIRED_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS {name}")
     db.commit()
+
+
+EVENT_INSERT = ("INSERT INTO events (tbl, seq, day, ts, hand, type, seat, body) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+ALERT_INSERT = ("INSERT INTO alerts (tbl, seq, alert_id, day, ts, hand, name, rule, severity, "
+                "seat, message, remedy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING")
+HAND_INSERT = ("INSERT INTO hands (tbl, start_seq, hand, day, started_ts, seats, button) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+HAND_END = ("UPDATE hands SET end_seq = ?, ended_ts = ?, reason = ? WHERE tbl = ? AND "
+            "start_seq = (SELECT MAX(start_seq) FROM hands WHERE tbl = ? AND hand = ? "
+            "AND start_seq < ?)")
+Row = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """What one public event writes: its own row, and the alert or hand row it makes."""
+
+    event: Row
+    alert: Row | None = None
+    hand: Row | None = None
+    hand_end: Row | None = None
+
+    @classmethod
+    def of(cls, table: str, event: dict[str, Any], text: str | None = None) -> _Rows:
+        seq = int(event["seq"])
+        ts = str(event.get("ts", ""))
+        day = day_of(ts)
+        seat = event.get("seat")
+        seat = seat if isinstance(seat, int) else None
+        etype = event.get("type")
+        row = (table, seq, day, ts, event.get("hand"), str(etype), seat,
+               text if text is not None else json.dumps(event, separators=(",", ":")))
+        if etype == "alert":
+            return cls(row, alert=(
+                table, seq, str(event.get("id", "")), day, ts, event.get("hand"),
+                str(event.get("name", "")), str(event.get("rule", "")),
+                str(event.get("severity", "")), seat, str(event.get("message", "")),
+                str(event.get("remedy", ""))))
+        if etype == "hand_started":
+            return cls(row, hand=(table, seq, int(event.get("hand") or 0), day, ts,
+                                  json.dumps(event.get("seats", [])), event.get("button")))
+        if etype == "hand_ended":
+            return cls(row, hand_end=(seq, ts, str(event.get("reason", "")), table, table,
+                                      int(event.get("hand") or 0), seq))
+        return cls(row)
 
 
 @dataclass(frozen=True)
@@ -87,44 +160,30 @@ class Store:
         self.db = db
         migrate(db)
 
-    def add_event(self, table: str, event: dict[str, Any]) -> bool:
-        """Keep a public event; False when (table, seq) was kept before."""
-        seq = int(event["seq"])
-        ts = str(event.get("ts", ""))
-        day = day_of(ts)
-        seat = event.get("seat")
-        new = self.db.execute(
-            "INSERT INTO events (tbl, seq, day, ts, hand, type, seat, body) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (table, seq, day, ts, event.get("hand"), str(event.get("type")),
-             seat if isinstance(seat, int) else None,
-             json.dumps(event, separators=(",", ":"))))
-        if new != 1:
+    def add_event(self, table: str, event: dict[str, Any], text: str | None = None) -> bool:
+        """Keep a public event; False when (table, seq) was kept before. ``text``: the event
+        as JSON already (the message as received, when nothing of it was removed)."""
+        rows = _Rows.of(table, event, text)
+        if self.db.execute(EVENT_INSERT, rows.event) != 1:
             return False
-        etype = event.get("type")
-        if etype == "alert":
-            self.db.execute(
-                "INSERT INTO alerts (tbl, seq, alert_id, day, ts, hand, name, rule, severity, "
-                "seat, message, remedy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING",
-                (table, seq, str(event.get("id", "")), day, ts, event.get("hand"),
-                 str(event.get("name", "")), str(event.get("rule", "")),
-                 str(event.get("severity", "")), seat if isinstance(seat, int) else None,
-                 str(event.get("message", "")), str(event.get("remedy", ""))))
-        elif etype == "hand_started":
-            self.db.execute(
-                "INSERT INTO hands (tbl, start_seq, hand, day, started_ts, seats, button) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (table, seq, int(event.get("hand") or 0), day, ts,
-                 json.dumps(event.get("seats", [])), event.get("button")))
-        elif etype == "hand_ended":
-            self.db.execute(
-                "UPDATE hands SET end_seq = ?, ended_ts = ?, reason = ? WHERE tbl = ? AND "
-                "start_seq = (SELECT MAX(start_seq) FROM hands WHERE tbl = ? AND hand = ? "
-                "AND start_seq < ?)",
-                (seq, ts, str(event.get("reason", "")), table, table,
-                 int(event.get("hand") or 0), seq))
+        if rows.alert is not None:
+            self.db.execute(ALERT_INSERT, rows.alert)
+        elif rows.hand is not None:
+            self.db.execute(HAND_INSERT, rows.hand)
+        elif rows.hand_end is not None:
+            self.db.execute(HAND_END, rows.hand_end)
         return True
+
+    def add_events(self, table: str, events: Sequence[dict[str, Any]]) -> None:
+        """Keep many public events of one table at once, in seq order (an import of a day):
+        the same rows as ``add_event`` on each in turn, one statement per kind. Events kept
+        before change nothing here either: their alert and hand rows exist already, and a
+        hand's end is written the same again."""
+        rows = [_Rows.of(table, e) for e in events]
+        self.db.executemany(EVENT_INSERT, [r.event for r in rows])
+        self.db.executemany(ALERT_INSERT, [r.alert for r in rows if r.alert is not None])
+        self.db.executemany(HAND_INSERT, [r.hand for r in rows if r.hand is not None])
+        self.db.executemany(HAND_END, [r.hand_end for r in rows if r.hand_end is not None])
 
     def keep_retained(self, table: str, topic: str, body: dict[str, Any]) -> None:
         self.db.execute(
@@ -186,16 +245,17 @@ class Queries:
 
     def recent_acked(self, day: str, limit: int = 50) -> list[dict[str, Any]]:
         return [alert_row(r) for r in self.db.query(
-            f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE day = ? AND ack_state <> '' "
+            f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE ack_state <> '' AND day = ? "
             "ORDER BY acked_at DESC LIMIT ?", (day, limit))]
 
     def hands(self, table: str, day: str) -> list[dict[str, Any]]:
         rows = self.db.query(
             "SELECT h.start_seq, h.hand, h.started_ts, h.ended_ts, h.reason, h.button, "
-            "(SELECT COUNT(*) FROM alerts a WHERE a.tbl = h.tbl AND a.hand = h.hand AND "
-            "a.seq >= h.start_seq AND a.seq <= COALESCE(h.end_seq, a.seq) AND a.severity <> "
-            "'info') FROM hands h WHERE h.tbl = ? AND h.day = ? ORDER BY h.start_seq DESC",
-            (table, day))
+            # the hand's own alerts: a range of the table's seqs (the primary key)
+            "(SELECT COUNT(*) FROM alerts a WHERE a.tbl = h.tbl AND a.seq >= h.start_seq AND "
+            f"a.seq <= COALESCE(h.end_seq, {NO_END}) AND a.hand = h.hand AND "
+            "a.severity <> 'info') FROM hands h WHERE h.tbl = ? AND h.day = ? "
+            "ORDER BY h.start_seq DESC", (table, day))
         return [{"start_seq": r[0], "hand": r[1], "started": r[2], "ended": r[3],
                  "reason": r[4], "button": r[5], "alerts": r[6]} for r in rows]
 
@@ -206,7 +266,7 @@ class Queries:
         if not rows:
             return None
         hand, end_seq, started, ended, reason, seats, button = rows[0]
-        last = end_seq if end_seq is not None else 2**62
+        last = end_seq if end_seq is not None else NO_END
         events = [json.loads(b) for (b,) in self.db.query(
             "SELECT body FROM events WHERE tbl = ? AND seq >= ? AND seq <= ? AND hand = ? "
             "ORDER BY seq", (table, start_seq, last, hand))]

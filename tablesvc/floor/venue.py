@@ -59,17 +59,22 @@ class Venue:
                 k: body.get(k) for k in ("state", "kind", "detail", "model", "firmware")}
         return view
 
-    def apply_event(self, table: str, event: dict[str, Any], *, on_events: bool) -> TableView:
-        """A public event, new to the console. ``on_events``: it came on the ``events``
-        topic, whose order lets the console notice a gap."""
+    def follow(self, table: str, event: dict[str, Any]) -> TableView:
+        """An event as it comes on the ``events`` topic, new or a copy already kept: that
+        topic's order lets the console notice a gap (a ``prev_seq`` it never received).
+        The ``alerts`` topic, taken ahead of the events, has no say in it."""
         view = self.table(table)
-        seq = int(event.get("seq", 0))
-        if on_events:
-            prev = event.get("prev_seq")
-            if isinstance(prev, int) and view.last_seq and prev > view.last_seq:
-                view.gaps += 1
-        view.last_seq = max(view.last_seq, seq)
-        view.last_ts = str(event.get("ts", view.last_ts))
+        seq, prev = event.get("seq"), event.get("prev_seq")
+        if isinstance(prev, int) and view.last_seq and prev > view.last_seq:
+            view.gaps += 1
+        if isinstance(seq, int):
+            view.last_seq = max(view.last_seq, seq)
+        return view
+
+    def apply_event(self, table: str, event: dict[str, Any]) -> TableView:
+        """A public event, new to the console (from ``events`` or ``alerts``)."""
+        view = self.table(table)
+        view.last_ts = max(view.last_ts, str(event.get("ts", "")))
         if event.get("type") == "device_status":
             name = str(event.get("device"))
             view.devices[name] = {k: event.get(k) for k in ("state", "kind", "detail", "model",

@@ -78,8 +78,9 @@ class Hub:
 
     def changed(self, kind: str, payload: Any) -> None:
         """From the intake's thread, via the loop."""
-        if kind == "table":
-            self.dirty[str(payload["id"])] = payload
+        if kind == "tables":
+            for view in payload:
+                self.dirty[str(view["id"])] = view
         elif kind == "alert":
             task = asyncio.ensure_future(self.send_all({"kind": "alert",
                                                         "alert": titled(payload)}))
@@ -299,7 +300,7 @@ class FloorApp:
 
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"mqtt": self.intake.connected.is_set(),
-                                  **self.intake.stats})
+                                  **self.intake.stats, "backlog": len(self.intake.inbox)})
 
     # ------------------------------------------------------------------ wiring
     def app(self) -> web.Application:

@@ -5,7 +5,8 @@
 
 const state = { tables: new Map(), alerts: new Map(), me: null, skew: 0, sound: false,
   connected: false, mqtt: null, seenCritical: new Set(), openTable: null };
-window.floorStats = { shown: {} };  // (table/alert id) -> when it was on screen (benchmarks)
+// (table/alert id) -> when its message arrived, and when it was on screen (benchmarks)
+window.floorStats = { received: {}, shown: {} };
 
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text) {
@@ -33,17 +34,20 @@ function cardEl(c) {
 }
 
 // ---------------------------------------------------------------- the grid
-function openAlertsOf(tableId) {
-  const out = { critical: 0, warning: 0 };
+function openByTable() {
+  const out = new Map();
   for (const a of state.alerts.values()) {
-    if (a.tbl === tableId && !a.ack_state && out[a.severity] !== undefined) out[a.severity]++;
+    if (a.ack_state || (a.severity !== "critical" && a.severity !== "warning")) continue;
+    const n = out.get(a.tbl) || { critical: 0, warning: 0 };
+    n[a.severity]++;
+    out.set(a.tbl, n);
   }
   return out;
 }
 
-function tile(t) {
+function tile(t, openAlerts) {
   const st = t.state || {};
-  const open = openAlertsOf(t.id);
+  const open = openAlerts.get(t.id) || { critical: 0, warning: 0 };
   const devs = Object.entries(t.devices || {});
   const devBad = devs.some(([, d]) => d.state !== "online");
   const cls = ["tile"];
@@ -96,10 +100,28 @@ function renderGrid() {
   const w = n <= 4 ? 520 : n <= 9 ? 360 : n <= 20 ? 250 : n <= 40 ? 190 : 118;
   document.documentElement.style.setProperty("--tilew", w + "px");
   grid.classList.toggle("compact", n > 40);
-  grid.replaceChildren(...tables.map(tile));
-  if (!n) grid.append(el("div", "empty", "No table has reported yet."));
+  const open = openByTable();
+  // a tile is built again only when what it shows changed (a busy venue changes a few
+  // tables between two redraws; the others keep their element)
+  const next = new Map();
+  for (const t of tables) {
+    const o = open.get(t.id);
+    const sig = JSON.stringify(t) + (o ? `|${o.critical}|${o.warning}` : "");
+    const had = tiles.get(t.id);
+    next.set(t.id, had && had.sig === sig ? had : { sig, el: tile(t, open) });
+  }
+  const order = tables.map((t) => t.id).join(",");
+  if (order !== tilesOrder || !n) {
+    grid.replaceChildren(...tables.map((t) => next.get(t.id).el));
+    if (!n) grid.append(el("div", "empty", "No table has reported yet."));
+  } else {
+    for (const [id, v] of next) { const had = tiles.get(id); if (had.el !== v.el) had.el.replaceWith(v.el); }
+  }
+  tiles = next;
+  tilesOrder = order;
   renderSummary(tables);
 }
+let tiles = new Map(), tilesOrder = "";
 
 function renderSummary(tables) {
   const s = $("summary");
@@ -162,6 +184,9 @@ function renderQueue() {
   o.replaceChildren(...open.map(alertCard));
   if (!open.length) o.append(el("div", "empty", "Nothing needs the floor right now."));
   $("done").replaceChildren(...done.map(alertCard));
+  // a screen runs all day: of the acknowledged alerts it keeps only the latest
+  const kept = new Set(done.map(key));
+  for (const [k, a] of state.alerts) if (a.ack_state && !kept.has(k)) state.alerts.delete(k);
   requestAnimationFrame(() => {
     const t = Date.now();
     for (const a of open) {
@@ -362,8 +387,11 @@ function connect(delay) {
       for (const t of msg.tables) state.tables.set(t.id, t);
       soon();
     } else if (msg.kind === "alert") {
-      addAlert(msg.alert);
-      renderAll();
+      const a = msg.alert, k = `${a.tbl}/${a.alert_id}`;
+      if (!(k in window.floorStats.received)) window.floorStats.received[k] = Date.now();
+      addAlert(a);
+      renderQueue();  // the queue at once; the tiles and counts with the next grid redraw
+      soon();
     } else if (msg.kind === "mqtt") {
       state.mqtt = msg; setLink();
     }

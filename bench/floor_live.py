@@ -56,6 +56,7 @@ class Sample:
     stored: int | None
     backlog: int | None
     browser_cpu: float
+    broker_cpu: float
     machine_busy: float
     """Share of all the machine's cores busy over the last window (every process)."""
     load1: float
@@ -148,28 +149,30 @@ def health(url: str) -> dict[str, Any]:
 
 
 class Sampler(threading.Thread):
-    def __init__(self, console_pid: int, browser_pid: int, url: str) -> None:
+    def __init__(self, console_pid: int, browser_pid: int, broker_pid: int, url: str) -> None:
         super().__init__(name="floor-bench-sampler", daemon=True)
         self.console_pid, self.browser_pid, self.url = console_pid, browser_pid, url
+        self.broker_pid = broker_pid
         self.samples: list[Sample] = []
         self.stop_flag = threading.Event()
 
     def run(self) -> None:
         t0 = time.monotonic()
         last = (t0, proc_cpu_rss(self.console_pid)[0], tree_cpu(self.browser_pid),
-                machine_cpu())
+                machine_cpu(), proc_cpu_rss(self.broker_pid)[0])
         while not self.stop_flag.wait(SAMPLE_S):
             now = time.monotonic()
             cpu, rss = proc_cpu_rss(self.console_pid)
             bcpu = tree_cpu(self.browser_pid)
+            mcpu = proc_cpu_rss(self.broker_pid)[0]
             busy, total = machine_cpu()
             h = health(self.url)
             dt = now - last[0]
             self.samples.append(Sample(
                 now - t0, (cpu - last[1]) / dt, rss, h.get("messages"), h.get("backlog"),
-                (bcpu - last[2]) / dt,
+                (bcpu - last[2]) / dt, (mcpu - last[4]) / dt,
                 (busy - last[3][0]) / max(1, total - last[3][1]), os.getloadavg()[0]))
-            last = (now, cpu, bcpu, (busy, total))
+            last = (now, cpu, bcpu, (busy, total), mcpu)
 
 
 def iso_now() -> str:
@@ -225,7 +228,9 @@ def one_run(work: Path, rec: Recording, tables: int, seconds: float, hand_s: flo
             time.sleep(0.2)
         # chromedriver: Chromium's processes are below it
         driver = getattr(getattr(browser, "service", None), "process", None)
-        sampler = Sampler(floor.proc.pid, driver.pid if driver else os.getpid(), url)
+        assert broker.proc is not None
+        sampler = Sampler(floor.proc.pid, driver.pid if driver else os.getpid(),
+                          broker.proc.pid, url)
         cpu_start, stored_start = proc_cpu_rss(floor.proc.pid)[0], health(url).get("messages", 0)
         sampler.start()
         sent = generate(broker.port, rec, out, tables, seconds, hand_s, alert_every, workers)
@@ -506,7 +511,8 @@ def report(r: LiveRun, i: int) -> None:
                  if len(half) > 1 and half[-1].t > half[0].t else 0.0)
         print(f"    console CPU (share of one core, {SAMPLE_S:g} s windows): "
               f"{windows([x.console_cpu for x in s])}; browser: "
-              f"{windows([x.browser_cpu for x in s])}")
+              f"{windows([x.browser_cpu for x in s])}; broker: "
+              f"{windows([x.broker_cpu for x in s])}")
         print(f"    console RSS MB: first {rss[0]:.0f}, last {rss[-1]:.0f}, max {max(rss):.0f}"
               f" (second half {slope:+.1f} MB/min); backlog max "
               f"{max((x.backlog or 0) for x in s)}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import json
+import select
 import ssl
 import threading
 import time
@@ -49,6 +50,11 @@ log = structlog.get_logger("tablesvc.floor.intake")
 BULK_BATCH = 500
 """At most this many bulk messages in one transaction (one commit, one wake-up of the
 pages); an urgent item arriving meanwhile cuts the batch short."""
+YIELD_EVERY = 20
+YIELD_S = 0.001
+"""Storing a backlog, the writer gives paho's thread the interpreter for a moment every
+``YIELD_EVERY`` messages while the broker's bytes wait unread: reading the feed goes first,
+since an alert is only recognised once read; storing the bulk can wait."""
 URGENT = frozenset({"alerts", "cmd/ack_alert/reply"})
 """Topics (below the table) that go ahead of the bulk."""
 SHOWN = frozenset({"warning", "critical"})
@@ -281,6 +287,8 @@ class Intake:
         alerts: list[dict[str, Any]] = []
         received = [m for m in batch if isinstance(m, _Received)]
         for i, msg in enumerate(received):
+            if not urgent and i and i % YIELD_EVERY == 0 and self._reader_behind():
+                time.sleep(YIELD_S)  # let paho's thread read on: an alert may be in there
             if not urgent and i and self.inbox.urgent_waiting():  # commit so far, then it
                 self.inbox.put_back(received[i:])
                 received = received[:i]
@@ -305,6 +313,16 @@ class Intake:
                 continue
             req.done.set_result(row)
             self.notify("alert", row)
+
+    def _reader_behind(self) -> bool:
+        """The broker's bytes wait in the socket: paho's thread has reading to do."""
+        sock = self.client.socket()
+        if sock is None:
+            return False
+        try:
+            return bool(select.select([sock], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
 
     def _message(self, msg: _Received, tables: dict[str, dict[str, Any]],
                  retained: dict[tuple[str, str], dict[str, Any]],

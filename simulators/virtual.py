@@ -22,7 +22,8 @@ from simulators.decks import (
 )
 from simulators.device import VirtualDevice
 from simulators.endpoints import Endpoint, PtyEndpoint, Recorder, TcpEndpoint
-from simulators.scenario import Scenario, ScenarioPlayer
+from simulators.scenario import Scenario
+from simulators.scenario_player import ScenarioPlayer
 from simulators.script import HandScript
 from simulators.table import HandRecord, VirtualTable
 

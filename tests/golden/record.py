@@ -49,7 +49,8 @@ from typing import Any
 
 from simulators.decks import make_chipset, make_deck, write_chips, write_deck
 from simulators.device import VirtualDevice
-from simulators.scenario import SCENARIO_DIR, ScenarioPlayer, load_scenario
+from simulators.scenario import SCENARIO_DIR, load_scenario
+from simulators.scenario_player import ScenarioPlayer
 from simulators.table import HandRecord, VirtualTable
 from simulators.virtual import DEVICE_MODELS, RECORDED_DENOMINATIONS
 from tablesvc import __version__

@@ -18,9 +18,9 @@ from simulators.scenario import (
     SCENARIO_DIR,
     enrolled_tags,
     load_scenario,
-    play_scenario,
     scenario_files,
 )
+from simulators.scenario_player import play_scenario
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
 from tests.helpers import track

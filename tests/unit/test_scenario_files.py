@@ -12,9 +12,9 @@ from simulators.scenario import (
     ScenarioError,
     load_scenario,
     loads_scenario,
-    play_scenario,
     scenario_files,
 )
+from simulators.scenario_player import play_scenario
 from simulators.virtual import recorded_table
 
 FILES = scenario_files()

@@ -15,8 +15,8 @@ from simulators.scenario import (
     ScenarioError,
     load_scenario,
     loads_scenario,
-    play_scenario,
 )
+from simulators.scenario_player import play_scenario
 from simulators.virtual import recorded_table
 
 Frames = list[tuple[str, tuple[str, ...]]]

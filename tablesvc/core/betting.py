@@ -227,6 +227,10 @@ class BettingRound:
             self._active = tuple(s for s in self.order if s not in self.folded)
         return list(self._active)
 
+    def is_active(self, seat: int) -> bool:
+        """``seat in active``, without copying the list."""
+        return seat in self.stacks and seat not in self.folded
+
     @property
     def complete(self) -> bool:
         """RULES.md §2.3: one player left, or every player who can act has acted and matched H.
@@ -264,7 +268,14 @@ class BettingRound:
             self._complete, self._next = True, None
             return
         contributed, high, acted = self.contributed, self.high, self._acted
-        several = sum(1 for s in order if s not in folded and stacks[s] > 0) > 1
+        several = False  # more than one seat can still bet (counted up to two)
+        can_bet = 0
+        for s in order:
+            if s not in folded and stacks[s] > 0:
+                can_bet += 1
+                if can_bet > 1:
+                    several = True
+                    break
         n = len(order)
         start = self._pointer + 1
         for step in range(n):

@@ -16,6 +16,8 @@ Health = Literal["online", "stale", "offline"]
 STALE_AFTER_MS = 3000
 STATUS_MIN_INTERVAL_MS = 1000
 """Counter-only updates are published at most once a second, so a noisy line cannot flood."""
+NEVER = 1 << 62
+"""An input time no link's deadline reaches (no link online, none with changed counters)."""
 
 
 @dataclass(slots=True)
@@ -102,6 +104,14 @@ def receive(link: Link, line: str, ms: int) -> Received:
         link.model, link.firmware = frame.fields[0], frame.fields[1]
         changed = True
     return _accepted(frame, changed)
+
+
+def link_deadline(link: Link) -> int | None:
+    """The input time at which ``link`` goes stale or owes a device_status, if ever."""
+    stale, dirty = link.stale_deadline(), link.dirty_deadline()
+    if stale is None or (dirty is not None and dirty < stale):
+        return dirty
+    return stale
 
 
 def port_change(link: Link, is_open: bool, detail: str, ms: int) -> bool:

@@ -251,7 +251,7 @@ class HandSession:
         rnd = ledger.round
         if rnd is not None and rnd.complete and hand.card_expected(True):
             return True
-        if rnd is None or rnd.complete or seat not in rnd.active:
+        if rnd is None or rnd.complete or not rnd.is_active(seat):
             return False
         pending = ledger.pending
         if pending is None:
@@ -363,11 +363,11 @@ class HandSession:
         the muck are a live hand swept by mistake.
         """
         ledger = self.ledger
-        if zone != "MUCK" or ledger.round is None:
+        rnd = ledger.round
+        if zone != "MUCK" or rnd is None or rnd.complete:
             return True
         seat = self.tracker.owner(uid)
-        rnd = ledger.round
-        if seat is None or seat not in rnd.active or rnd.complete:
+        if seat is None or not rnd.is_active(seat):
             return True
         return seat == rnd.next_actor or rnd.to_call(seat) > 0 or seat in ledger.away
 

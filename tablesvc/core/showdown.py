@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations, combinations_with_replacement
+from operator import itemgetter
 
 from phevaluator.card import Card  # type: ignore[import-untyped]
 from phevaluator.evaluator import evaluate_cards  # type: ignore[import-untyped]
@@ -52,8 +53,10 @@ _SUIT_ORDER = {s: i for i, s in enumerate("shdc")}
 _WORD = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
          9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace"}
 _ID = {card: int(Card.to_id(card)) for card in ALL_CARDS}
-# the sets of five of 6 and 7 cards, the later cards first (see ``evaluate``)
-_PICKS = {n: tuple(combinations(range(n - 1, -1, -1), 5)) for n in (6, 7)}
+# the sets of five of 6 and 7 cards, the later cards first (see ``evaluate``), each with a
+# getter that takes those five out of a list in one call
+_PICKS = {n: tuple((pick, itemgetter(*pick)) for pick in combinations(range(n - 1, -1, -1), 5))
+          for n in (6, 7)}
 
 
 @dataclass(frozen=True, order=True)
@@ -91,8 +94,8 @@ def evaluate(cards: Sequence[str]) -> HandValue:
     best = hand
     if len(hand) > 5:
         five = _EVALUATE_5
-        for pick in _PICKS[len(hand)]:
-            if five(*[ids[i] for i in pick]) == value:
+        for pick, take in _PICKS[len(hand)]:
+            if five(*take(ids)) == value:
                 best = [hand[i] for i in sorted(pick)]
                 break
     category, name, ordered = describe(best)

@@ -33,18 +33,18 @@ def built(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Built]]:
     """The class and the exact values of every event built while the test runs."""
     calls: list[Built] = []
     base_init = BaseModel.__init__
-    trusted = ev.Event.trusted.__func__  # type: ignore[attr-defined]
+    trusted_from = ev.Event.trusted_from.__func__  # type: ignore[attr-defined]
 
     def init(self: ev.Event, **data: Any) -> None:
         calls.append((type(self), copy.deepcopy(data)))
         base_init(self, **data)
 
-    def record(cls: type[ev.Event], **data: Any) -> ev.Event:
+    def record(cls: type[ev.Event], data: dict[str, Any]) -> ev.Event:
         calls.append((cls, copy.deepcopy(data)))
-        return trusted(cls, **data)  # type: ignore[no-any-return]
+        return trusted_from(cls, data)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(ev.Event, "__init__", init)
-    monkeypatch.setattr(ev.Event, "trusted", classmethod(record))
+    monkeypatch.setattr(ev.Event, "trusted_from", classmethod(record))
     yield calls
 
 

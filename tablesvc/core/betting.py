@@ -92,7 +92,9 @@ class Violation:
 INFO_ALERTS = frozenset({"incomplete_allin_raise", "clock_running", "absent_player_auto_action"})
 
 
-@dataclass(frozen=True, slots=True)
+# not frozen: one is made for every action, and a frozen dataclass's __init__ (a setattr call
+# per field) cost a measurable share of it; nothing changes one once it is made
+@dataclass(slots=True)
 class Decision:
     """What a seat's action means. ``amount`` is what it adds, ``to`` the round total after."""
 

@@ -54,7 +54,9 @@ class Posted:
     pot: int  # everything put in so far, this post included
 
 
-@dataclass(frozen=True, slots=True)
+# not frozen: one is made for every action, and a frozen dataclass's __init__ (a setattr call
+# per field) cost a measurable share of it; nothing changes one once it is made
+@dataclass(slots=True)
 class Acted:
     """A voluntary action, final and applied."""
 

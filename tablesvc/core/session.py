@@ -688,8 +688,9 @@ class HandSession:
                 players[seat].stack = stack
         unverified = self.table.unverified
         self.out.emit(ev.HandEnded, reason=reason,
-                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack,
-                                          unverified=s in unverified)
+                      stacks=[ev.SeatInfo.trusted(seat=s, name=players[s].name,
+                                                  stack=players[s].stack,
+                                                  unverified=s in unverified)
                               for s in hand.order if s in players],
                       board=list(hand.board), cards_used=hand.next_index - 1, **extra)
         if done:

@@ -267,10 +267,10 @@ class TableCore:
     # ------------------------------------------------------------------ devices
     def _status(self, link: Link, ms: int) -> None:
         cn = link.counters
-        counters = ev.Counters(ok=cn.ok, bad=cn.bad, lost=cn.lost, bad_crc=cn.bad_crc,
-                               malformed=cn.malformed, too_long=cn.too_long,
-                               garbage=cn.garbage, unknown_type=cn.unknown_type,
-                               duplicate=cn.duplicate)
+        counters = ev.Counters.trusted(ok=cn.ok, bad=cn.bad, lost=cn.lost, bad_crc=cn.bad_crc,
+                                       malformed=cn.malformed, too_long=cn.too_long,
+                                       garbage=cn.garbage, unknown_type=cn.unknown_type,
+                                       duplicate=cn.duplicate)
         self.out.emit(ev.DeviceStatus, device=link.name, kind=link.kind, state=link.state,
                       model=link.model, firmware=link.firmware, counters=counters,
                       detail=link.detail)

@@ -58,9 +58,9 @@ class Holdem(Variant):
         sb, bb = session.ledger.blind_seats
         session.out.emit(ev.HandStarted, hand=session.number, variant="holdem", limit=s.limit,
                          button=session.ledger.button, small_blind_seat=sb, big_blind_seat=bb,
-                         seats=[ev.SeatInfo(seat=seat, name=players[seat].name,
-                                            stack=players[seat].stack,
-                                            unverified=seat in session.ledger.unverified)
+                         seats=[ev.SeatInfo.trusted(seat=seat, name=players[seat].name,
+                                                    stack=players[seat].stack,
+                                                    unverified=seat in session.ledger.unverified)
                                 for seat in session.tracker.order],
                          small_blind=s.small_blind, big_blind=s.big_blind,
                          ante=s.ante, ante_mode=s.ante_mode)

@@ -321,6 +321,7 @@ class TableCore:
             return
         lost = link.counters.lost
         seen = link.last_type is not None
+        came_back = link.state != "online"  # a frame says it is online again
         got = receive(link, inp.frame, inp.ms)
         # ``_watch`` inlined (every frame): after ``receive`` the link is online, so its
         # deadline is its stale time, or sooner its counters' device_status
@@ -329,14 +330,15 @@ class TableCore:
             at = link.last_status_ms + STATUS_MIN_INTERVAL_MS
         if at < self._links_due:
             self._links_due = at
-        frame = got.frame
-        if frame is None:
-            self.out.note("warning", "frame dropped", device=inp.src, reason=got.dropped,
+        if isinstance(got, str):
+            self.out.note("warning", "frame dropped", device=inp.src, reason=got,
                           length=len(inp.frame))
-            if got.status_changed or inp.ms >= link.last_status_ms + 1000:
+            if came_back or inp.ms >= link.last_status_ms + 1000:
                 self._status(link, inp.ms)
             return
-        if got.status_changed or (link.dirty and inp.ms >= link.last_status_ms + 1000):
+        frame = got
+        if came_back or frame.type == "HELLO" or (
+                link.dirty and inp.ms >= link.last_status_ms + 1000):
             self._status(link, inp.ms)
         if self.continuity.awaiting:
             self.continuity.heard(link.name)

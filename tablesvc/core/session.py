@@ -195,7 +195,7 @@ class HandSession:
     def too_early(self, t: str, f: tuple[str, ...], value: int) -> bool:
         """Would this frame come before something that happened first at the table, whose
         frame (of another device) may still be on its way? See ``physical_order``."""
-        if not self.live or self.void:
+        if self.void:  # (the table asks only while the hand is live)
             return False
         if (game := self.game.too_early(self, t, f, value)) is not None:
             return game

@@ -24,8 +24,9 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from bench.baselines import Spread, broker_rtt_ms, fdatasync_ms, spread
 from bench.service import stop
 from bench.streams import BLIND, Stream, bench_chips, bench_deck
+from drivers.tsp import SEQ_MOD, Frame, decode, encode
 from tablesvc.brokers.mosquitto import Mosquitto
 
 DEVICES = ("shoe", "cards", "chips", "console")
@@ -102,6 +104,11 @@ class Feeder:
 
     A heartbeat per second from every device that sent nothing for a second is what real
     devices do; it keeps them from going stale while the baselines run between two rates.
+
+    A device numbers its frames as it sends them, so the feeder gives each frame its seq
+    when it writes it: the stream of hands is made ahead of time, and a heartbeat written
+    between the making and the writing of a frame of the same device must not come before
+    it in seq order (the service would count frames lost and stop following the hand).
     """
 
     def __init__(self, masters: dict[str, int], stream: Stream) -> None:
@@ -109,19 +116,26 @@ class Feeder:
         self.stream = stream
         self.lock = threading.Lock()
         self.last = dict.fromkeys(masters, time.monotonic())
+        self.seqs: dict[str, int] = {}
         self._stop = threading.Event()
         self._beats = 0
         self._thread = threading.Thread(target=self._beat, name="heartbeat", daemon=True)
         self._thread.start()
 
-    def write(self, dev: str, raw: bytes) -> None:
-        with self.lock:
-            os.write(self.masters[dev], raw)
-            self.last[dev] = time.monotonic()
+    def write(self, dev: str, raw: bytes, just_before: Callable[[], None] | None = None) -> None:
+        """Write a frame of the stream with the device's next seq; ``just_before`` is called
+        right before the bytes go (the time an event is measured from)."""
+        frame = decode(raw.decode("ascii").rstrip("\r\n"))
+        self.line(dev, frame.type, *frame.fields, just_before=just_before)
 
-    def line(self, dev: str, ftype: str, *fields: str) -> None:
+    def line(self, dev: str, ftype: str, *fields: str,
+             just_before: Callable[[], None] | None = None) -> None:
         with self.lock:
-            _, raw = self.stream.line(dev, ftype, *fields)
+            seq = (self.seqs.get(dev, -1) + 1) % SEQ_MOD
+            self.seqs[dev] = seq
+            raw = encode(Frame(dev, seq, ftype, fields))
+            if just_before is not None:
+                just_before()
             os.write(self.masters[dev], raw)
             self.last[dev] = time.monotonic()
 
@@ -234,9 +248,8 @@ def _play(feeder: Feeder, col: Collector, hands: Iterator[tuple[str, bytes, Key 
         prev = dev
         _sleep_until(start + shift + frames * period)
         if key is not None:
-            col.mark(key)
             keys.append(key)
-        feeder.write(dev, raw)
+        feeder.write(dev, raw, None if key is None else partial(col.mark, key))
         frames += 1
     return keys, frames, time.perf_counter() - start
 

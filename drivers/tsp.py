@@ -182,7 +182,8 @@ def decode(line: str) -> Frame:
     """
     if line[-5:-4] == "*" and line[:1] == "$" and len(line) <= _LONGEST:
         body = line[1:-5]
-        if (body.isascii() and line[-4:] == f"{crc_hqx(body.encode(), 0xFFFF):04X}"
+        # "%04X" % crc is the text f"{crc:04X}" gives, built in half the time
+        if (body.isascii() and line[-4:] == "%04X" % crc_hqx(body.encode(), 0xFFFF)  # noqa: UP031
                 and "$" not in body and "*" not in body and "\r" not in body
                 and "\n" not in body):
             parts = body.split(",")

@@ -92,7 +92,9 @@ class Violation:
 INFO_ALERTS = frozenset({"incomplete_allin_raise", "clock_running", "absent_player_auto_action"})
 
 
-@dataclass(frozen=True, slots=True)
+# not frozen: one is made for every action, and a frozen dataclass's __init__ (a setattr call
+# per field) cost a measurable share of it; nothing changes one once it is made
+@dataclass(slots=True)
 class Decision:
     """What a seat's action means. ``amount`` is what it adds, ``to`` the round total after."""
 
@@ -227,6 +229,10 @@ class BettingRound:
             self._active = tuple(s for s in self.order if s not in self.folded)
         return list(self._active)
 
+    def is_active(self, seat: int) -> bool:
+        """``seat in active``, without copying the list."""
+        return seat in self.stacks and seat not in self.folded
+
     @property
     def complete(self) -> bool:
         """RULES.md §2.3: one player left, or every player who can act has acted and matched H.
@@ -264,7 +270,14 @@ class BettingRound:
             self._complete, self._next = True, None
             return
         contributed, high, acted = self.contributed, self.high, self._acted
-        several = sum(1 for s in order if s not in folded and stacks[s] > 0) > 1
+        several = False  # more than one seat can still bet (counted up to two)
+        can_bet = 0
+        for s in order:
+            if s not in folded and stacks[s] > 0:
+                can_bet += 1
+                if can_bet > 1:
+                    several = True
+                    break
         n = len(order)
         start = self._pointer + 1
         for step in range(n):

@@ -9,7 +9,7 @@ Pure: no clock (the input's timestamp is the event's ``ts``), no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tablesvc.core import events as ev
@@ -40,7 +40,7 @@ class Note:
     fields: dict[str, Any]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Output:
     """Everything one input produced, in order.
 
@@ -49,10 +49,18 @@ class Output:
     back as inputs. Replay ignores it: the results are in the journal.
     """
 
-    events: list[ev.Event] = field(default_factory=list)
-    replies: list[Reply] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    work: list[EquityRequest] = field(default_factory=list)
+    events: list[ev.Event]
+    replies: list[Reply]
+    notes: list[Note]
+    work: list[EquityRequest]
+
+    def __init__(self) -> None:
+        # written out: one is made per input, and the generated ``__init__`` of fields with
+        # default factories took several times as long
+        self.events = []
+        self.replies = []
+        self.notes = []
+        self.work = []
 
 
 class Emitter:
@@ -116,12 +124,18 @@ class Emitter:
         self._open_for_change().pop(alert_id, None)
 
     def emit(self, cls: type[ev.Event], **payload: Any) -> ev.Event:
-        self.seq += 1
+        self.seq = seq = self.seq + 1
         feed = cls.FEED
-        hand = payload.pop("hand") if "hand" in payload else self.current_hand()
-        event = cls.trusted(venue=self.venue, table=self.table, seq=self.seq,
-                    prev_seq=self.last_on_feed[feed], ts=self.ts, hand=hand, **payload)
-        self.last_on_feed[feed] = self.seq
+        if "hand" not in payload:
+            payload["hand"] = self.current_hand()
+        # the envelope goes into the payload's own dict, which becomes the event's fields
+        payload["venue"] = self.venue
+        payload["table"] = self.table
+        payload["seq"] = seq
+        payload["prev_seq"] = self.last_on_feed[feed]
+        payload["ts"] = self.ts
+        event = cls.trusted_from(payload)
+        self.last_on_feed[feed] = seq
         self.out.events.append(event)
         return event
 

@@ -23,10 +23,49 @@ Feed = Literal["public", "secure"]
 Street = Literal["preflop", "flop", "turn", "river"]
 
 
-class Event(BaseModel):
-    """The envelope every event shares."""
+class Trusted(BaseModel):
+    """A model the core builds from values it already holds (see ``trusted``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @classmethod
+    def trusted(cls, **fields: Any) -> Self:
+        """The model ``cls(**fields)`` would make, without validating the values again.
+
+        For the core, which builds every event from values it already holds with the right
+        types: validating them again was the larger part of building an event. Defaults,
+        the set of fields given, and fresh copies of lists and dicts are as validation makes
+        them, so the model and its JSON are the same in every byte (``tests/unit/
+        test_events.py`` builds every type the core emits both ways and compares). A field
+        missing or unknown is not trusted: ``cls(**fields)`` then raises the usual error.
+        """
+        return cls.trusted_from(fields)
+
+    @classmethod
+    def trusted_from(cls, fields: dict[str, Any]) -> Self:
+        """``trusted(**fields)`` from a dict the caller gives up: the emitter's own, which it
+        fills with the envelope (spares building the keyword arguments again)."""
+        plan = _PLANS.get(cls) or _plan_of(cls)
+        data = {**plan.template, **fields}
+        if len(data) != plan.size or not plan.required <= fields.keys():
+            return cls(**fields)
+        for name, fresh in plan.copies:
+            if name in fields:
+                data[name] = fresh(data[name])
+        for name, factory in plan.factories:
+            if name not in fields:
+                data[name] = factory()
+        model = _new(cls)
+        _set_dict(model, data)
+        _set_fields_set(model, set(fields))
+        _set_extra(model, None)
+        _set_private(model, None)
+        return model
+
+
+class Event(Trusted):
+    """The envelope every event shares."""
+
     FEED: ClassVar[Feed] = "public"
 
     v: Literal[1] = 1
@@ -39,34 +78,6 @@ class Event(BaseModel):
     ts: str = Field(description="timestamp of the input that caused the event (UTC, ms)")
     hand: int | None = Field(description="hand number at this table; null outside a hand")
     type: str
-
-    @classmethod
-    def trusted(cls, **fields: Any) -> Self:
-        """The event ``cls(**fields)`` would make, without validating the values again.
-
-        For the core, which builds every event from values it already holds with the right
-        types: validating them again was the larger part of building an event. Defaults,
-        the set of fields given, and fresh copies of lists and dicts are as validation makes
-        them, so the event and its JSON are the same in every byte (``tests/unit/
-        test_events.py`` builds every type the core emits both ways and compares). A field
-        missing or unknown is not trusted: ``cls(**fields)`` then raises the usual error.
-        """
-        plan = _PLANS.get(cls) or _plan_of(cls)
-        data = {**plan.template, **fields}
-        if len(data) != plan.size or not plan.required <= fields.keys():
-            return cls(**fields)
-        for name, fresh in plan.copies:
-            if name in fields:
-                data[name] = fresh(data[name])
-        for name, factory in plan.factories:
-            if name not in fields:
-                data[name] = factory()
-        event = _new(cls)
-        _set_dict(event, data)
-        _set_fields_set(event, set(fields))
-        _set_extra(event, None)
-        _set_private(event, None)
-        return event
 
     def model_dump_json(self, **kwargs: Any) -> str:
         """The event's JSON, as pydantic writes it.
@@ -85,8 +96,7 @@ class ServiceStarted(Event):
     boot: int = Field(description="how many times this table's service has started")
 
 
-class Counters(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Counters(Trusted):
     ok: int = 0
     bad: int = Field(0, description="bad_crc + malformed + too_long + garbage + unknown_type")
     lost: int = 0
@@ -109,8 +119,7 @@ class DeviceStatus(Event):
     detail: str = ""
 
 
-class SeatInfo(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class SeatInfo(Trusted):
     seat: int
     name: str
     stack: int
@@ -292,7 +301,7 @@ class Equity(Event):
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """How ``Event.trusted`` fills one event type: what validation would do, worked out once."""
+    """How ``Trusted.trusted`` fills one model: what validation would do, worked out once."""
 
     template: dict[str, Any]
     """Every field in declaration order, with its default (``None`` when required)."""
@@ -303,7 +312,7 @@ class _Plan:
     factories: tuple[tuple[str, Callable[[], Any]], ...]
 
 
-_PLANS: dict[type[Event], _Plan] = {}
+_PLANS: dict[type[Trusted], _Plan] = {}
 _new = object.__new__
 _set_dict, _set_fields_set, _set_extra, _set_private = (
     vars(BaseModel)[name].__set__ for name in (
@@ -311,7 +320,7 @@ _set_dict, _set_fields_set, _set_extra, _set_private = (
 """Setters of the four slots of every pydantic model, which ``model_construct`` fills too."""
 
 
-def _plan_of(cls: type[Event]) -> _Plan:
+def _plan_of(cls: type[Trusted]) -> _Plan:
     template: dict[str, Any] = {}
     required: set[str] = set()
     copies: list[tuple[str, Callable[[Any], Any]]] = []

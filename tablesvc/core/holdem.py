@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal
 
 # Rule ID -> the alerts this tracker raises for it (as Irregularity objects the session turns
@@ -90,7 +91,9 @@ class Expect:
 
 
 # What the hand answers with. The table turns them into events.
-@dataclass(frozen=True, slots=True)
+# not frozen: one is made for every card dealt, and a frozen dataclass's __init__ (a setattr call
+# per field) cost a measurable share of it; nothing changes one once it is made
+@dataclass(slots=True)
 class Dealt:
     seat: int
     n: int
@@ -162,13 +165,20 @@ class CardRecord:
 
 def build_queue(seats: tuple[int, ...], hole_cards: int = HOLE_CARDS) -> deque[Expect]:
     """The clean sequence of RULES.md §2.2 for seats s_1..s_N (s_1 first to receive)."""
-    q: deque[Expect] = deque()
+    return deque(_clean_sequence(seats, hole_cards))
+
+
+@lru_cache(maxsize=64)
+def _clean_sequence(seats: tuple[int, ...], hole_cards: int) -> tuple[Expect, ...]:
+    """``build_queue``'s entries, made once per seating: an ``Expect`` is immutable (a change
+    to the queue puts a new one in its place), so every hand's queue can share them."""
+    q: list[Expect] = []
     for _ in range(hole_cards):
         q.extend(Expect(f"S{s}") for s in seats)
     for street, n in BOARD_STREETS:
         q.append(Expect("BURN", street, gate=True))
         q.extend(Expect("BOARD", street) for _ in range(n))
-    return q
+    return tuple(q)
 
 
 def deal_order(seats: tuple[int, ...], button: int) -> tuple[int, ...]:
@@ -254,6 +264,9 @@ class HoldemHand:
     live_mucked: dict[int, list[str]] = field(default_factory=dict)  # D19: seat -> tags in MUCK
     voided: str | None = None  # "misdeal" (R10) or "cancelled" (R11)
     wrong_zone: dict[str, str] = field(default_factory=dict)  # BURN-02: uid -> where it belongs
+    # card -> its first record: a face seen twice is a defective deck (D7); looked up here
+    # instead of searched for among every card out, for each card that leaves the shoe
+    faces: dict[str, CardRecord] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.order = deal_order(self.seats, self.button)
@@ -325,8 +338,10 @@ class HoldemHand:
                 rec.face_up = face_up
                 self.pending = uid
             return []  # otherwise the same tag read again at the exit: noise, not a new card
-        twin = next((r for r in self.cards.values() if r.card == card), None)
+        twin = self.faces.get(card)
         rec = self.cards[uid] = CardRecord(self.next_index, card, face_up)
+        if twin is None:
+            self.faces[card] = rec
         self.next_index += 1
         self.pending = uid
         if twin is None or self.ended:
@@ -663,7 +678,7 @@ class HoldemHand:
 
     def _deal_completed(self) -> list[Outcome]:
         """DEAL-03: the presence check runs once every seat has its cards (SEAT-05)."""
-        if self.dealing or not self.absent:
+        if not self.absent or self.dealing:
             return []
         out: list[Outcome] = []
         for seat in self.absent:
@@ -691,7 +706,9 @@ class HoldemHand:
             self._close_premature()
         if self.voided is not None:  # R10 / R11: only the collection is expected
             return [] if uid in self.duplicates else [CardAfterEnd(zone, rec.card)]
-        if self.ended or not self.queue or (not self.dealing and len(self.active) <= 1):
+        # (one seat left and no hole card to come; ``active`` counted without its list)
+        if self.ended or not self.queue or (
+                len(self.order) - len(self.folded) <= 1 and not self.dealing):
             return [CardAfterEnd(zone, rec.card)]  # D21
         out: list[Outcome] = []
         head = self.queue[0]
@@ -860,8 +877,8 @@ class HoldemHand:
     def _hole_card(self, seat: int, rec: CardRecord) -> list[Outcome]:
         held = self.hole[seat]
         held.append(rec.card)
-        index = {r.card: r.index for r in self.cards.values()}
-        held.sort(key=lambda c: index.get(c, 0))
+        faces = self.faces  # every face here is seen once: a deck with twins is void by now
+        held.sort(key=lambda c: faces[c].index if c in faces else 0)
         complete = tuple(held) if len(held) == HOLE_CARDS else None
         return [Dealt(seat, len(held), rec.index, rec.card, rec.face_up, complete)]
 

@@ -54,7 +54,9 @@ class Posted:
     pot: int  # everything put in so far, this post included
 
 
-@dataclass(frozen=True, slots=True)
+# not frozen: one is made for every action, and a frozen dataclass's __init__ (a setattr call
+# per field) cost a measurable share of it; nothing changes one once it is made
+@dataclass(slots=True)
 class Acted:
     """A voluntary action, final and applied."""
 
@@ -518,7 +520,7 @@ class Ledger:
     def finalize(self) -> list[LedgerOutcome]:
         """Make a pending bet final (called before any other action is taken)."""
         p, self.pending = self.pending, None
-        if p is None or self.round is None or p.seat not in self.round.active:
+        if p is None or self.round is None or not self.round.is_active(p.seat):
             return []
         most = self.round.contributed.get(p.seat, 0) + self.round.stacks.get(p.seat, 0)
         out: list[LedgerOutcome] = []
@@ -554,6 +556,8 @@ class Ledger:
 
     def tick(self, ms: int) -> list[LedgerOutcome]:
         self.now = max(self.now, ms)
+        if self.pending is None and self.clock_end is None:
+            return []  # nothing can be due: what nearly every input finds
         deadline = self.settle_deadline()
         out = self.finalize() if deadline is not None and ms >= deadline else []
         if self.clock_end is not None and ms >= self.clock_end:
@@ -562,7 +566,7 @@ class Ledger:
 
     def check(self, seat: int) -> list[LedgerOutcome]:
         out = self.finalize()
-        if self.round is None or self.settled or seat not in self.round.active:
+        if self.round is None or self.settled or not self.round.is_active(seat):
             return out
         return out + self._decide(self.round.check(seat))
 
@@ -602,7 +606,7 @@ class Ledger:
         """Time is called on ``seat`` (console TIME): 30 s of input time to act (BET-17)."""
         self.now = max(self.now, ms)
         rnd = self.round
-        if rnd is None or self.settled is not None or seat not in rnd.active:
+        if rnd is None or self.settled is not None or not rnd.is_active(seat):
             return []
         self.clock_seat, self.clock_end = seat, ms + self.clock_ms
         return [Problem(Violation(
@@ -761,7 +765,7 @@ class Ledger:
         self.history.append(acted)
         out.append(acted)
         self.plan.booked(self, acted)
-        if len(self.live) == 1:
+        if len(self.order) - len(self.folded) == 1:  # one live seat (``live``, counted)
             out.append(self._settle(uncontested=True))
         elif (checked_out := self.plan.checked_out(self)) is not None:
             self.checked_out = checked_out
@@ -802,8 +806,16 @@ class Ledger:
         rnd = self.round
         if rnd is None or rnd.complete:
             return True
-        bettors = self.can_bet()
-        return len(bettors) <= 1 and all(rnd.to_call(s) == 0 for s in bettors)
+        # at most one seat can bet, and it has nothing to call (``can_bet`` without the list:
+        # asked for every card while a round is open)
+        folded, stacks = self.folded, self.stacks
+        bettor = None
+        for s in self.order:
+            if s not in folded and stacks[s] > 0:
+                if bettor is not None:
+                    return False
+                bettor = s
+        return bettor is None or rnd.to_call(bettor) == 0
 
     def bb_option_pending(self) -> bool:
         """Pre-flop, everyone has only called and it is the big blind's turn (BET-04)."""

@@ -16,6 +16,8 @@ Health = Literal["online", "stale", "offline"]
 STALE_AFTER_MS = 3000
 STATUS_MIN_INTERVAL_MS = 1000
 """Counter-only updates are published at most once a second, so a noisy line cannot flood."""
+NEVER = 1 << 62
+"""An input time no link's deadline reaches (no link online, none with changed counters)."""
 
 
 @dataclass(slots=True)
@@ -43,56 +45,30 @@ class Link:
         return self.last_status_ms + STATUS_MIN_INTERVAL_MS if self.dirty else None
 
 
-@dataclass(frozen=True, slots=True)
-class Received:
-    """The outcome of one raw line: a frame to process, or the reason it was dropped."""
+def receive(link: Link, line: str, ms: int) -> Frame | str:
+    """Decode one raw line for ``link`` and update its counters and health: the frame to
+    process, or why the line was dropped.
 
-    frame: Frame | None
-    dropped: str | None = None
-    status_changed: bool = False
-
-
-_object_new = object.__new__
-_set_frame, _set_dropped, _set_changed = (
-    getattr(Received, name).__set__ for name in ("frame", "dropped", "status_changed"))
-
-
-def _accepted(frame: Frame, changed: bool) -> Received:
-    """``Received(frame, None, changed)``, stored through the slots directly.
-
-    Every good frame makes one; the frozen dataclass's ``__init__`` would go through
-    ``object.__setattr__`` for each field, which costs twice as much.
+    A device that sends is online, whatever the port said before; whether that, or a HELLO,
+    changed what the link shows is the caller's to see (it knows the state before).
     """
-    got: Received = _object_new(Received)
-    _set_frame(got, frame)
-    _set_dropped(got, None)
-    _set_changed(got, changed)
-    return got
-
-
-def receive(link: Link, line: str, ms: int) -> Received:
-    """Decode one raw line for ``link`` and update its counters and health."""
-    changed = False
-    if link.state != "online":
-        # frames arrive, so the device is online whatever the port said before
-        link.state = "online"
-        changed = True
+    link.state = "online"
     link.last_frame_ms = ms
     try:
         frame = decode(line)
     except FrameError as err:
         link.counters.count_error(err.kind)
         link.dirty = True
-        return Received(None, str(err), changed)
+        return str(err)
     if frame.type not in link.frame_types:
         link.counters.unknown_type += 1
         link.dirty = True
-        return Received(None, f"unknown_type: a {link.kind} does not send {frame.type}", changed)
+        return f"unknown_type: a {link.kind} does not send {frame.type}"
     counters = link.counters
     lost_before = counters.lost
     if not link.seq.check(frame, counters):
         link.dirty = True
-        return Received(None, f"duplicate: seq {frame.seq} repeated", changed)
+        return f"duplicate: seq {frame.seq} repeated"
     if counters.lost != lost_before:
         link.dirty = True
     counters.ok += 1
@@ -100,8 +76,15 @@ def receive(link: Link, line: str, ms: int) -> Received:
     link.last_seq = frame.seq
     if frame.type == "HELLO":
         link.model, link.firmware = frame.fields[0], frame.fields[1]
-        changed = True
-    return _accepted(frame, changed)
+    return frame
+
+
+def link_deadline(link: Link) -> int | None:
+    """The input time at which ``link`` goes stale or owes a device_status, if ever."""
+    stale, dirty = link.stale_deadline(), link.dirty_deadline()
+    if stale is None or (dirty is not None and dirty < stale):
+        return dirty
+    return stale
 
 
 def port_change(link: Link, is_open: bool, detail: str, ms: int) -> bool:

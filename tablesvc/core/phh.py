@@ -15,6 +15,7 @@ This module knows nothing of the game core: whoever builds a ``PhhHand`` decides
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -147,7 +148,13 @@ def loads(text: str) -> PhhHand:
 # TOML, written by hand (the standard library only reads it) -------------------------------
 
 
+_PLAIN = re.compile(r'[^"\\\x00-\x1f\x7f]*\Z')
+"""Text that needs no escape in a TOML basic string (nearly every action line)."""
+
+
 def _string(text: str) -> str:
+    if _PLAIN.match(text):
+        return '"' + text + '"'  # what the loop below gives when nothing needs escaping
     out = []
     for ch in text:
         if ch in '"\\':

@@ -195,7 +195,7 @@ class HandSession:
     def too_early(self, t: str, f: tuple[str, ...], value: int) -> bool:
         """Would this frame come before something that happened first at the table, whose
         frame (of another device) may still be on its way? See ``physical_order``."""
-        if not self.live or self.void:
+        if self.void:  # (the table asks only while the hand is live)
             return False
         if (game := self.game.too_early(self, t, f, value)) is not None:
             return game
@@ -251,7 +251,7 @@ class HandSession:
         rnd = ledger.round
         if rnd is not None and rnd.complete and hand.card_expected(True):
             return True
-        if rnd is None or rnd.complete or seat not in rnd.active:
+        if rnd is None or rnd.complete or not rnd.is_active(seat):
             return False
         pending = ledger.pending
         if pending is None:
@@ -363,11 +363,11 @@ class HandSession:
         the muck are a live hand swept by mistake.
         """
         ledger = self.ledger
-        if zone != "MUCK" or ledger.round is None:
+        rnd = ledger.round
+        if zone != "MUCK" or rnd is None or rnd.complete:
             return True
         seat = self.tracker.owner(uid)
-        rnd = ledger.round
-        if seat is None or seat not in rnd.active or rnd.complete:
+        if seat is None or not rnd.is_active(seat):
             return True
         return seat == rnd.next_actor or rnd.to_call(seat) > 0 or seat in ledger.away
 
@@ -688,8 +688,9 @@ class HandSession:
                 players[seat].stack = stack
         unverified = self.table.unverified
         self.out.emit(ev.HandEnded, reason=reason,
-                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack,
-                                          unverified=s in unverified)
+                      stacks=[ev.SeatInfo.trusted(seat=s, name=players[s].name,
+                                                  stack=players[s].stack,
+                                                  unverified=s in unverified)
                               for s in hand.order if s in players],
                       board=list(hand.board), cards_used=hand.next_index - 1, **extra)
         if done:

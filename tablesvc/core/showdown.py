@@ -23,9 +23,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations, combinations_with_replacement
+from operator import itemgetter
 
 from phevaluator.card import Card  # type: ignore[import-untyped]
 from phevaluator.evaluator import evaluate_cards  # type: ignore[import-untyped]
@@ -52,22 +52,97 @@ _SUIT_ORDER = {s: i for i, s in enumerate("shdc")}
 _WORD = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
          9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace"}
 _ID = {card: int(Card.to_id(card)) for card in ALL_CARDS}
-# the sets of five of 6 and 7 cards, the later cards first (see ``evaluate``)
-_PICKS = {n: tuple(combinations(range(n - 1, -1, -1), 5)) for n in (6, 7)}
+# the sets of five of 6 and 7 cards, the later cards first (see ``evaluate``), each with a
+# getter that takes those five out of a list in one call
+_PICKS = {n: tuple((pick, itemgetter(*pick)) for pick in combinations(range(n - 1, -1, -1), 5))
+          for n in (6, 7)}
 
 
-@dataclass(frozen=True, order=True)
 class HandValue:
-    """A hand's worth. Only ``key`` takes part in comparisons: equal keys are equal hands."""
+    """A hand's worth. Only ``key`` takes part in comparisons: equal keys are equal hands.
 
-    # (category 1..9, strength 1..7462): higher is better. A draw hand short of five cards
-    # (A-21) has (category, strength of the next weaker five-card value, its five ranks with 0
-    # for each missing card), which sorts between that value and the next: see evaluate_draw.
-    key: tuple[int, ...]
-    category: str = field(compare=False)
-    name: str = field(compare=False)  # words for floor and broadcast
-    best: tuple[str, ...] = field(compare=False)  # the five (or, short, all the) cards held,
-    # most significant first
+    ``key``: (category 1..9, strength 1..7462), higher is better. A draw hand short of five
+    cards (A-21) has (category, strength of the next weaker five-card value, its five ranks
+    with 0 for each missing card), which sorts between that value and the next: see
+    evaluate_draw. ``category``, ``name`` (words for floor and broadcast) and ``best`` (the
+    five, or, short, all the cards held, most significant first) say what the hand is.
+
+    A value from ``evaluate`` works its words out when they are first asked for: at a
+    showdown only the hands that are shown need them, and finding which five of seven cards
+    make the hand was most of the cost of evaluating one. The answers are the same either
+    way. Immutable by convention, like the frozen dataclass it replaces (same constructor,
+    comparisons, hash and repr).
+    """
+
+    __slots__ = ("_cards", "_words", "key")
+
+    def __init__(self, key: tuple[int, ...], category: str, name: str,
+                 best: Sequence[str]) -> None:
+        self.key = key
+        self._words: tuple[str, str, tuple[str, ...]] | None = (category, name, tuple(best))
+        self._cards: list[str] = []
+
+    @classmethod
+    def _of(cls, key: tuple[int, ...], cards: list[str]) -> HandValue:
+        """The value of ``cards`` (5 to 7, checked), its words worked out when asked for."""
+        value = cls.__new__(cls)
+        value.key = key
+        value._words = None
+        value._cards = cards
+        return value
+
+    @property
+    def category(self) -> str:
+        return self._described()[0]
+
+    @property
+    def name(self) -> str:
+        return self._described()[1]
+
+    @property
+    def best(self) -> tuple[str, ...]:
+        return self._described()[2]
+
+    def _described(self) -> tuple[str, str, tuple[str, ...]]:
+        if self._words is None:
+            self._words = describe(_best_five(self._cards, WORST + 1 - self.key[1]))
+        return self._words
+
+    def __eq__(self, other: object) -> bool:
+        return self.key == other.key if isinstance(other, HandValue) else NotImplemented
+
+    def __lt__(self, other: HandValue) -> bool:
+        return self.key < other.key if isinstance(other, HandValue) else NotImplemented
+
+    def __le__(self, other: HandValue) -> bool:
+        return self.key <= other.key if isinstance(other, HandValue) else NotImplemented
+
+    def __gt__(self, other: HandValue) -> bool:
+        return self.key > other.key if isinstance(other, HandValue) else NotImplemented
+
+    def __ge__(self, other: HandValue) -> bool:
+        return self.key >= other.key if isinstance(other, HandValue) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.key,))
+
+    def __repr__(self) -> str:
+        return (f"HandValue(key={self.key!r}, category={self.category!r}, name={self.name!r}, "
+                f"best={self.best!r})")
+
+    def __getstate__(self) -> tuple[tuple[int, ...], tuple[str, str, tuple[str, ...]]]:
+        return self.key, self._described()
+
+    def __setstate__(self, state: tuple[tuple[int, ...], tuple[str, str, tuple[str, ...]]],
+                     ) -> None:
+        self.key, self._words = state
+        self._cards = []
+
+
+_CATEGORY_ENDS = (10, 166, 322, 1599, 1609, 2467, 3325, 6185, WORST)
+"""The evaluator's weakest value of each category, strongest category first: straight flush
+1-10, four of a kind 11-166, full house, flush, straight, three of a kind, two pair, pair,
+high card 6186-7462."""
 
 
 def evaluate(cards: Sequence[str]) -> HandValue:
@@ -86,17 +161,21 @@ def evaluate(cards: Sequence[str]) -> HandValue:
     if not 5 <= len(hand) <= 7:
         raise ValueError(f"a hand is 5 to 7 cards, got {len(hand)}: {hand}")
     _check_cards(hand)
+    value = int(_EVALUATE[len(hand)](*[_ID[c] for c in hand]))
+    category = len(CATEGORIES) - bisect_left(_CATEGORY_ENDS, value)
+    return HandValue._of((category, WORST + 1 - value), hand)
+
+
+def _best_five(hand: list[str], value: int) -> list[str]:
+    """The five of ``hand`` worth ``value``; of several, the one using the later cards."""
+    if len(hand) == 5:
+        return hand
     ids = [_ID[c] for c in hand]
-    value = int(_EVALUATE[len(ids)](*ids))
-    best = hand
-    if len(hand) > 5:
-        five = _EVALUATE_5
-        for pick in _PICKS[len(hand)]:
-            if five(*[ids[i] for i in pick]) == value:
-                best = [hand[i] for i in sorted(pick)]
-                break
-    category, name, ordered = describe(best)
-    return HandValue((CATEGORIES.index(category) + 1, WORST + 1 - value), category, name, ordered)
+    five = _EVALUATE_5
+    for pick, take in _PICKS[len(hand)]:
+        if five(*take(ids)) == value:
+            return [hand[i] for i in sorted(pick)]
+    return hand  # never: the value of the hand is the value of one of its fives
 
 
 def evaluate_draw(cards: Sequence[str]) -> HandValue:

@@ -41,7 +41,16 @@ from tablesvc.core.inputs import (
     PublishRefused,
     ServiceStart,
 )
-from tablesvc.core.links import STALE_AFTER_MS, Link, expire, port_change, receive
+from tablesvc.core.links import (
+    NEVER,
+    STALE_AFTER_MS,
+    STATUS_MIN_INTERVAL_MS,
+    Link,
+    expire,
+    link_deadline,
+    port_change,
+    receive,
+)
 from tablesvc.core.monitors.deck_integrity import DeckIntegrity
 from tablesvc.core.monitors.showdown_console import ShowdownConsole
 from tablesvc.core.physical_order import PhysicalOrder
@@ -93,6 +102,11 @@ class TableCore:
             for name, kind in settings.devices.items()
         }
         self.has_shoe = any(k == "shoe" for k in settings.devices.values())
+        # no link can go stale or owe a device_status before this input time (a lower bound
+        # of their deadlines): the links are walked only from then on (``_expire``)
+        self._links_due = 0
+        # the last chip inventory read: its string, (value, unknown chips, pieces)
+        self._inventory_of: tuple[str | None, tuple[int, int, int]] = (None, (0, 0, 0))
         self.out = Emitter(settings.venue, settings.table, self._current_hand)
         self.continuity = Continuity(self.out, self.links)
         self.order = PhysicalOrder(settings.order_tolerance_ms)
@@ -140,7 +154,8 @@ class TableCore:
             self.continuity.service_started(ms)
         if self.order.held:
             self._release(ms)  # what waited long enough came first: it goes first
-        self._expire(ms)
+        if ms >= self._links_due:
+            self._expire(ms)
         if self.session is not None:
             self.session.expire(ms)
         if isinstance(inp, FrameIn):
@@ -220,7 +235,8 @@ class TableCore:
         return self.session is not None and self.session.live
 
     def _current_hand(self) -> int | None:
-        return self.session.number if self.in_hand and self.session is not None else None
+        hand = self.session  # ``in_hand``, spelled out: asked for nearly every event
+        return hand.number if hand is not None and hand.live else None
 
     def snapshot(self) -> dict[str, Any]:
         """The public state for late joiners (retained ``state`` topic): no hidden card."""
@@ -251,10 +267,10 @@ class TableCore:
     # ------------------------------------------------------------------ devices
     def _status(self, link: Link, ms: int) -> None:
         cn = link.counters
-        counters = ev.Counters(ok=cn.ok, bad=cn.bad, lost=cn.lost, bad_crc=cn.bad_crc,
-                               malformed=cn.malformed, too_long=cn.too_long,
-                               garbage=cn.garbage, unknown_type=cn.unknown_type,
-                               duplicate=cn.duplicate)
+        counters = ev.Counters.trusted(ok=cn.ok, bad=cn.bad, lost=cn.lost, bad_crc=cn.bad_crc,
+                                       malformed=cn.malformed, too_long=cn.too_long,
+                                       garbage=cn.garbage, unknown_type=cn.unknown_type,
+                                       duplicate=cn.duplicate)
         self.out.emit(ev.DeviceStatus, device=link.name, kind=link.kind, state=link.state,
                       model=link.model, firmware=link.firmware, counters=counters,
                       detail=link.detail)
@@ -264,14 +280,30 @@ class TableCore:
             self.continuity.health_changed(link)
 
     def _expire(self, ms: int) -> None:
+        """Devices that fell silent go stale; changed counters get their device_status.
+
+        Called only once an input reaches ``_links_due``: until then no link can be due, and
+        walking them for every input was a measurable part of a frame's cost. The walk sets
+        the next such time; whatever moves a link's deadline earlier (a frame, a port change)
+        lowers it (``_watch``)."""
+        due = NEVER
         for link in self.links.values():
-            # inlined cheap tests first: this runs for every input
             if link.state == "online" and ms - link.last_frame_ms >= STALE_AFTER_MS:
                 if expire(link, ms):
                     link.detail = "no frame for 3 s"
                     self._status(link, ms)
-            elif link.dirty and ms >= link.last_status_ms + 1000:
+            elif link.dirty and ms >= link.last_status_ms + STATUS_MIN_INTERVAL_MS:
                 self._status(link, ms)
+            at = link_deadline(link)
+            if at is not None and at < due:
+                due = at
+        self._links_due = due
+
+    def _watch(self, link: Link) -> None:
+        """``link`` changed: its deadline may now come before the others' (``_expire``)."""
+        at = link_deadline(link)
+        if at is not None and at < self._links_due:
+            self._links_due = at
 
     def _port(self, inp: PortChange) -> None:
         link = self.links.get(inp.src)
@@ -280,6 +312,7 @@ class TableCore:
             return
         if port_change(link, inp.open, inp.detail, inp.ms):
             self._status(link, inp.ms)
+        self._watch(link)
 
     def _frame(self, inp: FrameIn) -> None:
         link = self.links.get(inp.src)
@@ -288,15 +321,24 @@ class TableCore:
             return
         lost = link.counters.lost
         seen = link.last_type is not None
+        came_back = link.state != "online"  # a frame says it is online again
         got = receive(link, inp.frame, inp.ms)
-        frame = got.frame
-        if frame is None:
-            self.out.note("warning", "frame dropped", device=inp.src, reason=got.dropped,
+        # ``_watch`` inlined (every frame): after ``receive`` the link is online, so its
+        # deadline is its stale time, or sooner its counters' device_status
+        at = link.last_frame_ms + STALE_AFTER_MS
+        if link.dirty and link.last_status_ms + STATUS_MIN_INTERVAL_MS < at:
+            at = link.last_status_ms + STATUS_MIN_INTERVAL_MS
+        if at < self._links_due:
+            self._links_due = at
+        if isinstance(got, str):
+            self.out.note("warning", "frame dropped", device=inp.src, reason=got,
                           length=len(inp.frame))
-            if got.status_changed or inp.ms >= link.last_status_ms + 1000:
+            if came_back or inp.ms >= link.last_status_ms + 1000:
                 self._status(link, inp.ms)
             return
-        if got.status_changed or (link.dirty and inp.ms >= link.last_status_ms + 1000):
+        frame = got
+        if came_back or frame.type == "HELLO" or (
+                link.dirty and inp.ms >= link.last_status_ms + 1000):
             self._status(link, inp.ms)
         if self.continuity.awaiting:
             self.continuity.heard(link.name)
@@ -305,8 +347,9 @@ class TableCore:
         elif self.continuity.away and (frame.type in SIGNIFICANT or (frame.type == "CHIPS"
                                        and self._chips_change(frame))):
             self._while_away(link)
-        if self.order.busy(link.name) or self._too_early(link, frame):
-            self.order.hold(link, frame, inp.ms)
+        order = self.order
+        if (order.held and order.busy(link.name)) or self._too_early(link, frame):
+            order.hold(link, frame, inp.ms)
         else:
             self._dispatch(link, frame)
 
@@ -327,14 +370,14 @@ class TableCore:
                 return hand is not None and hand.uncollected()
         elif t not in ("ARR", "CHIPS"):
             return False
-        if t == "ARR" and self.order.holds_draw(f[1]):
+        if t == "ARR" and self.order.held and self.order.holds_draw(f[1]):
             return True  # a card cannot land before it left the shoe
         if hand is None or not live:
             # a card landing in play while no hand runs left the shoe first: its draw, and
             # the NEWHAND before it (or the news that it was missed), may still be on the way
             return (t == "ARR" and self.has_shoe and f[0] != "MUCK"
                     and self.card_draw is None)
-        value = self._chips_value(f[1]) if t == "CHIPS" else 0
+        value = self._inventory(f[1])[0] if t == "CHIPS" else 0
         return hand.too_early(t, f, value)
 
     def _release(self, now: int) -> None:
@@ -373,28 +416,27 @@ class TableCore:
                          quiet=self.continuity.quiet(away))
 
     def _chips_change(self, frame: Frame) -> bool:
-        uids = frame.fields[1]
-        return len(uids.split(" ") if uids else []) != self.zone_chips.get(frame.fields[0], 0)
+        return self._inventory(frame.fields[1])[2] != self.zone_chips.get(frame.fields[0], 0)
 
     def _dispatch(self, link: Link, frame: Frame) -> None:
         t, f = frame.type, frame.fields
         hand = self.session
-        live = hand is not None and hand.live
         if t == "DRAW":
             self._card_out(f[0], f[1] == "U")
         elif t == "ARR":
             self._arrive(f[0], f[1])
-        elif t == "DEP":
-            if hand is not None and live:
-                hand.depart(f[0], f[1], self.out.ms)
-        elif t == "RET":
-            if hand is not None:
-                hand.returned(f[0], bottom=f[1] == "B")
         elif t == "CHIPS":
             self._chips(f[0], f[1], self.out.ms)
         elif t == "BTN":
             self._button(f[0], list(f[1:]))
+        elif t == "DEP":
+            if hand is not None and hand.live:
+                hand.depart(f[0], f[1], self.out.ms)
+        elif t == "RET":
+            if hand is not None:
+                hand.returned(f[0], bottom=f[1] == "B")
         elif t == "DECK":
+            live = hand is not None and hand.live
             uids = f[0].split(" ") if f[0] else []
             if hand is None or not live or not hand.pack_scanned(uids):
                 self.deck.scan(uids, live)
@@ -460,19 +502,31 @@ class TableCore:
         hand.arrive(zone, uid, card, self.out.ms)
 
     # ------------------------------------------------------------------ chips
-    def _chips_value(self, uids: str) -> int:
-        values = self.chip_values
-        return sum(values.get(uid, 0) for uid in uids.split(" ")) if uids else 0
+    def _inventory(self, uids: str) -> tuple[int, int, int]:
+        """A chip zone's inventory: (its value, chips not in the registry, pieces).
+
+        A chip frame is read twice, once to see whether it comes too early and once when it
+        is taken; the second time it is the very same string (``is``), and the answer of the
+        first is used (the chip registry does not change while the core runs)."""
+        last, counted = self._inventory_of
+        if uids is last:
+            return counted
+        value = unknown = pieces = 0
+        if uids:
+            values = self.chip_values
+            for uid in uids.split(" "):
+                pieces += 1
+                v = values.get(uid)
+                if v is None:
+                    unknown += 1
+                else:
+                    value += v
+        counted = (value, unknown, pieces)
+        self._inventory_of = (uids, counted)
+        return counted
 
     def _chips(self, zone: str, uids: str, ms: int) -> None:
-        value, unknown = 0, 0
-        chips = uids.split(" ") if uids else []
-        for uid in chips:
-            v = self.chip_values.get(uid)
-            if v is None:
-                unknown += 1
-            else:
-                value += v
+        value, unknown, pieces = self._inventory(uids)
         if unknown:
             self.out.alert("foreign_chips_on_table", "TABLE-05", "warning",
                            f"{unknown} chip(s) in {zone} are not in the chip registry; they "
@@ -480,7 +534,6 @@ class TableCore:
                            "`tablesvc chips enroll`", evidence={"zone": zone, "unknown": unknown})
         before = self.zones.get(zone, 0)
         self.zones[zone] = value
-        pieces = len(chips)
         pieces_before = self.zone_chips.get(zone, 0)
         self.zone_chips[zone] = pieces
         if self.session is not None:

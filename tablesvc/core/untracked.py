@@ -209,8 +209,9 @@ class UntrackedHand:
                                     if s in players and s not in self.counted)
         seats = self.order or tuple(sorted(players))
         self.out.emit(ev.HandEnded, hand=self.number, reason=reason,
-                      stacks=[ev.SeatInfo(seat=s, name=players[s].name, stack=players[s].stack,
-                                          unverified=s in table.unverified)
+                      stacks=[ev.SeatInfo.trusted(seat=s, name=players[s].name,
+                                                  stack=players[s].stack,
+                                                  unverified=s in table.unverified)
                               for s in seats if s in players],
                       board=[], cards_used=0)
         self.ended = reason

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,8 @@ SEGMENT_BYTES = 64 << 20
 LEGACY_SEGMENT = 0
 FIRST_SEGMENT = 1
 _CHUNK = 1 << 20
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*\Z')
+"""A frame json.dumps (ensure_ascii off) writes as it is, in quotes: nearly every one."""
 
 
 class JournalError(ValueError):
@@ -460,8 +463,10 @@ class Journal:
         if isinstance(inp, FrameIn):
             # the common case, written without building a dict: the same line json.dumps
             # would write (ts and src never need escaping: they are our own ASCII names)
-            line = (f'{{"ts": "{inp.ts}", "src": "{inp.src}", "frame": '
-                    f"{json.dumps(inp.frame, ensure_ascii=False)}}}\n")
+            frame = inp.frame
+            text = ('"' + frame + '"' if _PLAIN.match(frame)  # what json.dumps would write
+                    else json.dumps(frame, ensure_ascii=False))
+            line = f'{{"ts": "{inp.ts}", "src": "{inp.src}", "frame": {text}}}\n'
         else:
             line = json.dumps(record_of(inp), ensure_ascii=False) + "\n"
         self._lines.append(line)

@@ -33,18 +33,18 @@ def built(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Built]]:
     """The class and the exact values of every event built while the test runs."""
     calls: list[Built] = []
     base_init = BaseModel.__init__
-    trusted = ev.Event.trusted.__func__  # type: ignore[attr-defined]
+    trusted_from = ev.Event.trusted_from.__func__  # type: ignore[attr-defined]
 
     def init(self: ev.Event, **data: Any) -> None:
         calls.append((type(self), copy.deepcopy(data)))
         base_init(self, **data)
 
-    def record(cls: type[ev.Event], **data: Any) -> ev.Event:
+    def record(cls: type[ev.Event], data: dict[str, Any]) -> ev.Event:
         calls.append((cls, copy.deepcopy(data)))
-        return trusted(cls, **data)  # type: ignore[no-any-return]
+        return trusted_from(cls, data)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(ev.Event, "__init__", init)
-    monkeypatch.setattr(ev.Event, "trusted", classmethod(record))
+    monkeypatch.setattr(ev.Event, "trusted_from", classmethod(record))
     yield calls
 
 
@@ -155,3 +155,20 @@ def test_defaults_are_fresh_for_each_trusted_event() -> None:
     assert a.cards == [] and a.evidence == {} and a.cards is not b.cards
     assert a.evidence is not b.evidence
     assert a == ev.AlertDetail(**envelope, id="x")
+
+
+def test_seat_and_counter_records_built_without_validation_are_what_validation_builds() -> None:
+    """The records inside hand_started, hand_ended and device_status are built the same way."""
+    cases: list[tuple[type[ev.Trusted], dict[str, Any]]] = [
+        (ev.SeatInfo, {"seat": 3, "name": "Ann", "stack": 1500, "unverified": False}),
+        (ev.SeatInfo, {"seat": 7, "name": "Bo \"B\"", "stack": 0, "unverified": True}),
+        (ev.SeatInfo, {"seat": 1, "name": "Cy", "stack": 20}),
+        (ev.Counters, {"ok": 9, "bad": 2, "lost": 1, "bad_crc": 1, "malformed": 1,
+                       "too_long": 0, "garbage": 0, "unknown_type": 0, "duplicate": 3}),
+    ]
+    for cls, given in cases:
+        trusted = cls.trusted(**given)
+        validated = cls(**given)
+        assert trusted == validated
+        assert trusted.model_dump_json() == validated.model_dump_json()
+        assert trusted.model_fields_set == validated.model_fields_set

@@ -176,6 +176,21 @@ def test_journal_lines_have_the_design_format_for_frame_cmd_and_tick(tmp_path: P
     assert DRAW == "$shoe,17,DRAW,E0040150A1B2C301,D*C128"
 
 
+def test_journal_writes_any_bytes_a_port_delivered_as_json_writes_them(tmp_path: Path) -> None:
+    """Quotes, backslashes, control characters and bytes beyond ASCII in a line off the wire
+    are journalled exactly as JSON writes them, and read back to the same input."""
+    lines = [DRAW, 'a "quoted" \\ line', "tab\tcr\rnul\x00", "\x7f\x80\xff latin-1", "", "é"]
+    journal = Journal(tmp_path / "journal")
+    for line in lines:
+        journal.append(FrameIn(TS, MS, "cards", line))
+    journal.close()
+    written = data_of(tmp_path / "journal" / "000001.jsonl").decode().splitlines()
+    assert written == [json.dumps(record_of(FrameIn(TS, MS, "cards", line)), ensure_ascii=False)
+                       for line in lines]
+    assert [i.frame for i in read_journal(tmp_path / "journal")
+            if isinstance(i, FrameIn)] == lines
+
+
 @pytest.mark.parametrize(
     "record",
     [

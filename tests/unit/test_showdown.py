@@ -163,3 +163,24 @@ def test_rank_evaluate_agrees_with_pokerkit_on_2000_random_hands():
     assert not disagree, [(ours[i], ours[j]) for i, j in disagree[:3]]
     ties = sum(outcome(ours[i], ours[j]) == 0 for i, j in pairs)
     assert ties > 0  # shared boards give ties, so the tie path is exercised too
+
+
+def test_rank02_a_hand_ranks_in_the_category_its_words_name_on_5000_random_hands():
+    """A hand ranks by its value before anyone asks what it is called (the words are worked
+    out only for hands that are shown): the category it ranks in is the one its best five
+    show, with every category met."""
+    rng = random.Random(7)
+    deck = sorted(ALL_CARDS)
+    seen = set()
+    for n in range(5_000):
+        hand = rng.sample(deck, 5 + n % 3)
+        v = evaluate(hand)
+        assert v.key[0] == CATEGORIES.index(showdown.describe(v.best)[0]) + 1, hand
+        assert v.category == showdown.describe(v.best)[0]
+        seen.add(v.category)
+    for cards in (["9s", "8s", "7s", "6s", "5s"], ["6c", "6d", "6h", "6s", "Ad"],
+                  ["Kc", "Kd", "Kh", "7s", "7d"], ["Ts", "Jd", "Qc", "Kh", "Ah"]):
+        v = evaluate(cards)
+        assert v.key[0] == CATEGORIES.index(showdown.describe(v.best)[0]) + 1
+        seen.add(v.category)
+    assert seen == set(CATEGORIES)

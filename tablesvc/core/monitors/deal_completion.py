@@ -7,11 +7,19 @@ acted is a misdeal unless it can be redressed. One per hand.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.monitors.base import Monitor
 from tablesvc.core.tracker import Tracker
+
+
+class Dealing(Protocol):
+    """A tracker of a game dealt in one go: it knows whether hole cards are still to come."""
+
+    @property
+    def dealing(self) -> bool: ...
+
 
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
@@ -28,9 +36,9 @@ class DealCompletion(Monitor):
         self.announced = False  # deal_complete said
         self.counted = False  # the counts were checked at the first action
 
-    def dealt(self, dealing: bool) -> None:
-        """A hole card was dealt; ``dealing``: more hole cards are still to come."""
-        if not self.announced and not dealing:
+    def dealt(self, tracker: Dealing) -> None:
+        """A hole card was dealt: once the tracker expects no more, betting opens."""
+        if not self.announced and not tracker.dealing:
             self.announced = True
             self.out.alert("deal_complete", "DEAL-03", "info",
                            f"every seat has its {WORDS[self.hole_cards]} cards: pre-flop "

@@ -94,9 +94,9 @@ class Draw5(Variant):
         carry = session.ledger.carried
         out.emit(ev.HandStarted, hand=session.number, variant="draw5", limit=s.limit,
                  button=session.ledger.button, small_blind_seat=None, big_blind_seat=None,
-                 seats=[ev.SeatInfo(seat=seat, name=players[seat].name,
-                                    stack=players[seat].stack,
-                                    unverified=seat in session.ledger.unverified)
+                 seats=[ev.SeatInfo.trusted(seat=seat, name=players[seat].name,
+                                            stack=players[seat].stack,
+                                            unverified=seat in session.ledger.unverified)
                         for seat in order],
                  small_blind=0, big_blind=0, ante=s.ante, ante_mode="each",
                  carried_pot=carry)

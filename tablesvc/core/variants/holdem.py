@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Set
 from typing import Any, ClassVar
 
@@ -57,9 +58,9 @@ class Holdem(Variant):
         sb, bb = session.ledger.blind_seats
         session.out.emit(ev.HandStarted, hand=session.number, variant="holdem", limit=s.limit,
                          button=session.ledger.button, small_blind_seat=sb, big_blind_seat=bb,
-                         seats=[ev.SeatInfo(seat=seat, name=players[seat].name,
-                                            stack=players[seat].stack,
-                                            unverified=seat in session.ledger.unverified)
+                         seats=[ev.SeatInfo.trusted(seat=seat, name=players[seat].name,
+                                                    stack=players[seat].stack,
+                                                    unverified=seat in session.ledger.unverified)
                                 for seat in session.tracker.order],
                          small_blind=s.small_blind, big_blind=s.big_blind,
                          ante=s.ante, ante_mode=s.ante_mode)
@@ -79,7 +80,7 @@ class Holdem(Variant):
     def dealt(self, session: HandView) -> None:
         hand = session.tracker
         assert isinstance(hand, HoldemHand)
-        session.monitors["deal"].dealt(hand.dealing)
+        session.monitors["deal"].dealt(hand)
 
     def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
         """SEAT-02: the first card tells where the dealer thinks the button is."""
@@ -131,8 +132,9 @@ class Holdem(Variant):
         assert isinstance(hand, HoldemHand)
         if hand.ended or not ledger.showdown_due(hand.river_dealt):
             return
+        zones = Counter(r.zone for r in hand.cards.values())  # the cards at each seat
         for seat in list(ledger.live):
-            held = sum(1 for r in hand.cards.values() if r.zone == f"S{seat}")
+            held = zones[f"S{seat}"]
             if held != self.hole_cards and session.foul(seat, held, WORDS[self.hole_cards]):
                 return
         holes = {seat: hand.hole[seat] for seat in ledger.live}

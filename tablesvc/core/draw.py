@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tablesvc.core.holdem import (
+from tablesvc.core.card_flow import (
     CardAfterEnd,
     CardRecord,
     Dealt,

@@ -32,6 +32,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal
 
+from tablesvc.core.card_flow import (
+    CardAfterEnd,
+    CardRecord,
+    Dealt,
+    Folded,
+    Irregularity,
+    deal_order,
+)
+
 # Rule ID -> the alerts this tracker raises for it (as Irregularity objects the session turns
 # into alerts); docs/RULES-COVERAGE.md is generated from such declarations.
 RULES: dict[str, tuple[str, ...]] = {
@@ -90,19 +99,7 @@ class Expect:
         return self.dest
 
 
-# What the hand answers with. The table turns them into events.
-# not frozen: one is made for every card dealt, and a frozen dataclass's __init__ (a setattr call
-# per field) cost a measurable share of it; nothing changes one once it is made
-@dataclass(slots=True)
-class Dealt:
-    seat: int
-    n: int
-    index: int
-    card: str
-    face_up: bool
-    hole: tuple[str, ...] | None  # the seat's full hole cards once complete (secure)
-
-
+# What the hand answers with besides the records every game shares (tablesvc.core.card_flow).
 @dataclass(frozen=True, slots=True)
 class Burned:
     before: StreetName
@@ -116,51 +113,7 @@ class BoardDealt:
     board: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Folded:
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class Irregularity:
-    """A card movement the rules name (RULES.md §2.4); one alert for the table to raise.
-
-    ``message`` is for floor staff and names deck indices and seats only, never a card; the
-    card itself is in ``card`` for the secure evidence.
-    """
-
-    name: str  # alert name from RULES.md §5
-    rule: str  # RULES.md rule ID
-    severity: str  # "info" | "warning" | "critical"
-    seat: int | None
-    index: int  # deck index of the card concerned
-    card: str  # secure evidence only
-    expected: str | None  # "S2", "BURN", "BOARD"; None = no card expected
-    observed: str
-    message: str
-    remedy: str
-
-
-Deviation = Irregularity  # the former name
-
-
-@dataclass(frozen=True, slots=True)
-class CardAfterEnd:
-    zone: str
-    card: str
-
-
 Outcome = Dealt | Burned | BoardDealt | Folded | Irregularity | CardAfterEnd
-
-
-@dataclass(slots=True)
-class CardRecord:
-    index: int
-    card: str
-    face_up: bool
-    zone: str | None = None  # None while between the shoe and a zone; "DECK" once returned
-    lifted_from: str | None = None  # debounce: the zone it was last lifted from (``depart``)
-    lifted_ms: int | None = None
 
 
 def build_queue(seats: tuple[int, ...], hole_cards: int = HOLE_CARDS) -> deque[Expect]:
@@ -179,20 +132,6 @@ def _clean_sequence(seats: tuple[int, ...], hole_cards: int) -> tuple[Expect, ..
         q.append(Expect("BURN", street, gate=True))
         q.extend(Expect("BOARD", street) for _ in range(n))
     return tuple(q)
-
-
-def deal_order(seats: tuple[int, ...], button: int) -> tuple[int, ...]:
-    """Seats clockwise starting with the first one left of the button (the button last).
-
-    >>> deal_order((2, 5), 5)
-    (2, 5)
-    >>> deal_order((1, 3, 4, 7), 3)
-    (4, 7, 1, 3)
-    """
-    ordered = sorted(seats)
-    after = [s for s in ordered if s > button]
-    before = [s for s in ordered if s <= button]
-    return tuple(after + before)
 
 
 def _seat_of(zone: str) -> int | None:

@@ -16,19 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
+from tablesvc.core.card_flow import CardAfterEnd, Dealt, Folded, Irregularity
 from tablesvc.core.commands import CommandError
 from tablesvc.core.context import TableContext
 from tablesvc.core.defects import DefectKind
 from tablesvc.core.draw import DrawComplete, Drew
 from tablesvc.core.history import HistoryBook
-from tablesvc.core.holdem import (
-    BoardDealt,
-    Burned,
-    CardAfterEnd,
-    Dealt,
-    Folded,
-    Irregularity,
-)
+from tablesvc.core.holdem import BoardDealt, Burned
 from tablesvc.core.ledger import (
     Acted,
     CheckedOut,

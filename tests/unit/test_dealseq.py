@@ -6,16 +6,8 @@ import re
 
 import pytest
 
-from tablesvc.core.holdem import (
-    BoardDealt,
-    Burned,
-    CardAfterEnd,
-    Dealt,
-    Folded,
-    HoldemHand,
-    Irregularity,
-    Outcome,
-)
+from tablesvc.core.card_flow import CardAfterEnd, Dealt, Folded, Irregularity
+from tablesvc.core.holdem import BoardDealt, Burned, HoldemHand, Outcome
 
 CARDS = [r + s for s in "cdhs" for r in "23456789TJQKA"]
 

@@ -160,7 +160,7 @@ class Intake:
         self.connected = threading.Event()
         self.refused: str | None = None
         self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0,
-                      "batches": 0}
+                      "batches": 0, "superseded": 0}
         self._writer = threading.Thread(target=self._run, name="floor-writer", daemon=True)
         self.client = self._client()
         for table, topics in self.queries.retained().items():
@@ -286,6 +286,7 @@ class Intake:
         retained: dict[tuple[str, str], dict[str, Any]] = {}
         alerts: list[dict[str, Any]] = []
         received = [m for m in batch if isinstance(m, _Received)]
+        superseded = self._superseded(received)
         for i, msg in enumerate(received):
             if not urgent and i and i % YIELD_EVERY == 0 and self._reader_behind():
                 time.sleep(YIELD_S)  # let paho's thread read on: an alert may be in there
@@ -293,6 +294,10 @@ class Intake:
                 self.inbox.put_back(received[i:])
                 received = received[:i]
                 break
+            if i in superseded:
+                self.stats["messages"] += 1
+                self.stats["superseded"] += 1
+                continue
             self._message(msg, tables, retained, alerts)
         for (table, sub), body in retained.items():  # only the last of each is kept
             self.store.keep_retained(table, sub, body)
@@ -313,6 +318,23 @@ class Intake:
                 continue
             req.done.set_result(row)
             self.notify("alert", row)
+
+    def _superseded(self, received: list[_Received]) -> set[int]:
+        """The ``state`` messages of a batch that a later one of the same table replaces.
+
+        A table publishes its retained ``state`` after every batch of its own (about half of
+        what it sends), and each is the whole picture: the last of a table in this batch is
+        all the page and the store need, and reading the others would only cost the time a
+        console that has fallen behind needs to catch up. (Acknowledged with the batch like
+        every message; events and alerts are never skipped.)"""
+        last: dict[str, int] = {}
+        states: list[tuple[int, str]] = []
+        for i, msg in enumerate(received):
+            table, _, sub = msg.topic.removeprefix(self.prefix + "/").partition("/")
+            if sub == "state":
+                last[table] = i
+                states.append((i, table))
+        return {i for i, table in states if last[table] != i}
 
     def _reader_behind(self) -> bool:
         """The broker's bytes wait in the socket: paho's thread has reading to do."""

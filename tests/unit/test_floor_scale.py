@@ -242,3 +242,45 @@ def test_an_acknowledgement_waits_for_no_bulk_batch() -> None:
     ack = _Ack("t01", 3, "sam", Future())
     lanes.put(ack, urgent=True)
     assert lanes.take(100) == (True, [ack])
+
+
+def state(hand: int, pot: int, alerts: list[str] | None = None) -> dict[str, Any]:
+    """A table's retained state after one of its batches (the parts the console shows)."""
+    return {"hand": hand, "street": "flop", "pot": pot, "button": 1,
+            "players": [{"seat": 1, "name": "A", "stack": 1000 - pot}],
+            "open_alerts": [{"id": a, "severity": "critical"} for a in alerts or []]}
+
+
+def test_a_backlog_batch_reads_only_the_last_state_of_each_table_and_ends_where_all_would(
+        tmp_path: Path) -> None:
+    """A console behind the feed takes hundreds of messages at once, about half of them a
+    table's retained state, each a whole picture: only each table's last is read. The page,
+    the store and the events end exactly where reading every message one by one ends."""
+    stream = [received("t01", "state", state(1, 100), 1),
+              received("t01", "events", event(1, "hand_started", seats=[], button=1), 2),
+              received("t02", "state", state(7, 50, ["t02-a9"]), 3),
+              received("t01", "state", state(1, 300), 4),
+              received("t01", "events", event(2, "action", seat=1, action="bet", amount=200), 5),
+              received("t01", "state", state(1, 500, ["t01-a2"]), 6),
+              received("t02", "status", {"state": "online", "version": "1", "boot": 2}, 7)]
+
+    def console(name: str) -> Intake:
+        cfg_path = tmp_path / f"{name}.toml"
+        cfg_path.write_text('[floor]\nvenue = "hall"\n[mqtt]\nusername = ""\n')
+        return Intake(load_floor_config(cfg_path), cfg_path,
+                      open_sqlite(tmp_path / f"{name}.sqlite"), lambda kind, payload: None)
+
+    behind, live = console("behind"), console("live")
+    try:
+        behind._batch(list(stream), urgent=False)
+        for msg in stream:
+            live._batch([msg], urgent=False)
+        assert behind.stats["superseded"] == 2 and live.stats["superseded"] == 0
+        assert behind.stats["messages"] == live.stats["messages"] == len(stream)
+        assert behind.venue.snapshot() == live.venue.snapshot()
+        assert behind.venue.open_alert_ids("t01") == {"t01-a2"}
+        assert behind.queries.retained() == live.queries.retained()
+        assert rows(behind.store.db) == rows(live.store.db)
+    finally:
+        behind.store.db.close()
+        live.store.db.close()

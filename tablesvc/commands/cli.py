@@ -67,6 +67,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         for e in errors:
             print(f"  {e}", file=sys.stderr)
         return EXIT_USAGE
+    # a stop asked for while the state is rebuilt (systemd's SIGTERM, Ctrl-C) is a clean stop
+    # once it is rebuilt: not a death by the signal's default action half-way through the
+    # start, nor a traceback
+    stop = threading.Event()
+    _stop_on_signals(stop)
     # the ports first, before the core and the publisher are even imported: what the devices
     # send while the state is rebuilt is journalled, not lost (tablesvc.pipeline.ports)
     ports = Ports(cfg, path)
@@ -107,8 +112,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         text = str(err) if where else f"{cfg.storage.dir}: {err}"
         print(f"cannot start: storage {text}", file=sys.stderr)
         return EXIT_USAGE
-    stop = threading.Event()
-    _stop_on_signals(stop)
     worker = threading.Thread(target=service.serve, name="pipeline")
     worker.start()
     while not stop.wait(0.5):

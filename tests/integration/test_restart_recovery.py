@@ -198,3 +198,27 @@ def test_sigkill_during_recovery_loses_none_of_the_frames_that_arrived_meanwhile
     assert svc3.stop() == 0
     dealt_cleanly(sub, 2, record)
     same_as_replay(sub, cfg)
+
+
+def test_a_stop_asked_for_while_the_service_recovers_is_a_clean_stop_once_it_has(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    """systemd stops the unit (SIGTERM) while a restart is still replaying the journal: the
+    service finishes recovering, goes live and stops as on any other stop, exit status 0
+    and nothing of the journal lost, instead of dying by the signal half-way."""
+    sub = subscriber_factory(f"{PREFIX}/#")
+    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    rig.table.play_hand()
+    wait_until(lambda: hands_ended(sub) == 1, 20, "the first hand")
+    assert svc.stop() == 0
+    end = pad_journal(tmp_path / "store", PADDING)
+    mark = len(svc.logs())
+    svc2 = service_factory(cfg)
+    svc2.start()
+    wait_until(lambda: logged(svc2, "recovering", mark), 30, "recovery to begin")
+    assert not logged(svc2, "live", mark)
+    assert svc2.stop() == 0
+    assert logged(svc2, "live", mark)  # it finished what it had begun
+    _, path = list_segments(tmp_path / "store" / "journal")[-1]
+    assert whole_end(path) >= end  # the padding replayed is still all there

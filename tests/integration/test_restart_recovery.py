@@ -76,6 +76,25 @@ def pad_journal(store: Path, ticks: int) -> int:
     return end + len(line) * ticks
 
 
+def recovering_on_a_long_journal(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig, sub: Subscriber,
+        service_factory: Callable[[Path], ServiceProcess],
+) -> tuple[Path, ServiceProcess, int, int]:
+    """One hand dealt and a clean stop; the journal padded so that replaying it takes several
+    seconds; the service started again and seen to begin recovering. Returns the config, the
+    recovering service, where its log lines begin and where the padding ends."""
+    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    rig.table.play_hand()
+    wait_until(lambda: hands_ended(sub) == 1, 20, "the first hand")
+    assert svc.stop() == 0
+    padded_to = pad_journal(tmp_path / "store", PADDING)
+    mark = len(svc.logs())  # the services of one table share a log file
+    svc2 = service_factory(cfg)
+    svc2.start()
+    wait_until(lambda: logged(svc2, "recovering", mark), 30, "recovery to begin")
+    return cfg, svc2, mark, padded_to
+
+
 def dealt_cleanly(sub: Subscriber, hand: int, record: HandRecord) -> None:
     """The hand reached the subscriber whole, in step with what the dealer did."""
     events = [e for e in sub.events("events") if e["hand"] == hand]
@@ -131,16 +150,8 @@ def test_frames_sent_while_the_service_recovers_are_journalled_and_processed(
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
-    rig.table.play_hand()
-    wait_until(lambda: hands_ended(sub) == 1, 20, "the first hand")
-    assert svc.stop() == 0
-    pad_journal(tmp_path / "store", PADDING)
-
-    mark = len(svc.logs())
-    svc2 = service_factory(cfg)
-    svc2.start()
-    wait_until(lambda: logged(svc2, "recovering", mark), 30, "recovery to begin")
+    cfg, svc2, mark, _ = recovering_on_a_long_journal(tmp_path, broker, rig, sub,
+                                                      service_factory)
     assert len(logged(svc2, "port open", mark)) == 4  # opened before recovery began
     dropped = {n: ep.dropped for n, ep in rig.endpoints.items()}  # while no service ran
     record = rig.table.play_hand()  # the dealer does not wait for the box
@@ -163,23 +174,15 @@ def test_sigkill_during_recovery_loses_none_of_the_frames_that_arrived_meanwhile
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
-    rig.table.play_hand()
-    wait_until(lambda: hands_ended(sub) == 1, 20, "the first hand")
-    assert svc.stop() == 0
-    store = tmp_path / "store"
-    padded_to = pad_journal(store, PADDING)
-    segment = list_segments(store / "journal")[-1][1]
+    cfg, svc2, mark, padded_to = recovering_on_a_long_journal(tmp_path, broker, rig, sub,
+                                                              service_factory)
+    segment = list_segments(tmp_path / "store" / "journal")[-1][1]
 
     def journalled_since_padding() -> bytes:
         with open(segment, "rb") as f:
             f.seek(padded_to)
             return f.read(whole_end(segment) - padded_to)
 
-    mark = len(svc.logs())
-    svc2 = service_factory(cfg)
-    svc2.start()
-    wait_until(lambda: logged(svc2, "recovering", mark), 30, "recovery to begin")
     record = rig.table.play_hand()
     # every frame of the hand journalled: the last one each device sent is in the journal
     # (bytes still on their way when a process dies are lost with it, for any service)
@@ -208,15 +211,8 @@ def test_a_stop_asked_for_while_the_service_recovers_is_a_clean_stop_once_it_has
     service finishes recovering, goes live and stops as on any other stop, exit status 0
     and nothing of the journal lost, instead of dying by the signal half-way."""
     sub = subscriber_factory(f"{PREFIX}/#")
-    cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
-    rig.table.play_hand()
-    wait_until(lambda: hands_ended(sub) == 1, 20, "the first hand")
-    assert svc.stop() == 0
-    end = pad_journal(tmp_path / "store", PADDING)
-    mark = len(svc.logs())
-    svc2 = service_factory(cfg)
-    svc2.start()
-    wait_until(lambda: logged(svc2, "recovering", mark), 30, "recovery to begin")
+    _, svc2, mark, end = recovering_on_a_long_journal(tmp_path, broker, rig, sub,
+                                                      service_factory)
     assert not logged(svc2, "live", mark)
     assert svc2.stop() == 0
     assert logged(svc2, "live", mark)  # it finished what it had begun

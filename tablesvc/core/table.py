@@ -29,6 +29,7 @@ from tablesvc.core.commands import COMMAND_CHECKS
 from tablesvc.core.continuity import Continuity
 from tablesvc.core.controller import run_command
 from tablesvc.core.defects import DefectRuling
+from tablesvc.core.device_health import DeviceHealth
 from tablesvc.core.emitter import Emitter, Note, Output, Reply
 from tablesvc.core.equity import EquityFeed
 from tablesvc.core.hand import Hand
@@ -42,13 +43,7 @@ from tablesvc.core.inputs import (
     ServiceStart,
 )
 from tablesvc.core.links import (
-    NEVER,
-    STALE_AFTER_MS,
-    STATUS_MIN_INTERVAL_MS,
     Link,
-    expire,
-    link_deadline,
-    port_change,
     receive,
 )
 from tablesvc.core.monitors.deck_integrity import DeckIntegrity
@@ -102,13 +97,11 @@ class TableCore:
             for name, kind in settings.devices.items()
         }
         self.has_shoe = any(k == "shoe" for k in settings.devices.values())
-        # no link can go stale or owe a device_status before this input time (a lower bound
-        # of their deadlines): the links are walked only from then on (``_expire``)
-        self._links_due = 0
         # the last chip inventory read: its string, (value, unknown chips, pieces)
         self._inventory_of: tuple[str | None, tuple[int, int, int]] = (None, (0, 0, 0))
         self.out = Emitter(settings.venue, settings.table, self._current_hand)
         self.continuity = Continuity(self.out, self.links)
+        self.health = DeviceHealth(self.out, self.links, self.continuity)
         self.order = PhysicalOrder(settings.order_tolerance_ms)
         self.boot = 0
         self.hand_no = 0
@@ -154,8 +147,8 @@ class TableCore:
             self.continuity.service_started(ms)
         if self.order.held:
             self._release(ms)  # what waited long enough came first: it goes first
-        if ms >= self._links_due:
-            self._expire(ms)
+        if ms >= self.health.due:
+            self.health.expire(ms)
         if self.session is not None:
             self.session.expire(ms)
         if isinstance(inp, FrameIn):
@@ -163,7 +156,7 @@ class TableCore:
         elif isinstance(inp, Command):
             self._command(inp)
         elif isinstance(inp, PortChange):
-            self._port(inp)
+            self.health.port(inp)
         elif isinstance(inp, ServiceStart):
             self.command_checks = inp.command_checks
             self.boot += 1
@@ -264,56 +257,6 @@ class TableCore:
             "last_seq": self.out.seq,
         }
 
-    # ------------------------------------------------------------------ devices
-    def _status(self, link: Link, ms: int) -> None:
-        cn = link.counters
-        counters = ev.Counters.trusted(ok=cn.ok, bad=cn.bad, lost=cn.lost, bad_crc=cn.bad_crc,
-                                       malformed=cn.malformed, too_long=cn.too_long,
-                                       garbage=cn.garbage, unknown_type=cn.unknown_type,
-                                       duplicate=cn.duplicate)
-        self.out.emit(ev.DeviceStatus, device=link.name, kind=link.kind, state=link.state,
-                      model=link.model, firmware=link.firmware, counters=counters,
-                      detail=link.detail)
-        link.last_status_ms = ms
-        link.dirty = False
-        if (link.state == "online") == (link.name in self.continuity.away):
-            self.continuity.health_changed(link)
-
-    def _expire(self, ms: int) -> None:
-        """Devices that fell silent go stale; changed counters get their device_status.
-
-        Called only once an input reaches ``_links_due``: until then no link can be due, and
-        walking them for every input was a measurable part of a frame's cost. The walk sets
-        the next such time; whatever moves a link's deadline earlier (a frame, a port change)
-        lowers it (``_watch``)."""
-        due = NEVER
-        for link in self.links.values():
-            if link.state == "online" and ms - link.last_frame_ms >= STALE_AFTER_MS:
-                if expire(link, ms):
-                    link.detail = "no frame for 3 s"
-                    self._status(link, ms)
-            elif link.dirty and ms >= link.last_status_ms + STATUS_MIN_INTERVAL_MS:
-                self._status(link, ms)
-            at = link_deadline(link)
-            if at is not None and at < due:
-                due = at
-        self._links_due = due
-
-    def _watch(self, link: Link) -> None:
-        """``link`` changed: its deadline may now come before the others' (``_expire``)."""
-        at = link_deadline(link)
-        if at is not None and at < self._links_due:
-            self._links_due = at
-
-    def _port(self, inp: PortChange) -> None:
-        link = self.links.get(inp.src)
-        if link is None:
-            self.out.note("warning", "port change of an unconfigured device", device=inp.src)
-            return
-        if port_change(link, inp.open, inp.detail, inp.ms):
-            self._status(link, inp.ms)
-        self._watch(link)
-
     def _frame(self, inp: FrameIn) -> None:
         link = self.links.get(inp.src)
         if link is None:
@@ -323,23 +266,17 @@ class TableCore:
         seen = link.last_type is not None
         came_back = link.state != "online"  # a frame says it is online again
         got = receive(link, inp.frame, inp.ms)
-        # ``_watch`` inlined (every frame): after ``receive`` the link is online, so its
-        # deadline is its stale time, or sooner its counters' device_status
-        at = link.last_frame_ms + STALE_AFTER_MS
-        if link.dirty and link.last_status_ms + STATUS_MIN_INTERVAL_MS < at:
-            at = link.last_status_ms + STATUS_MIN_INTERVAL_MS
-        if at < self._links_due:
-            self._links_due = at
+        self.health.received(link)
         if isinstance(got, str):
             self.out.note("warning", "frame dropped", device=inp.src, reason=got,
                           length=len(inp.frame))
             if came_back or inp.ms >= link.last_status_ms + 1000:
-                self._status(link, inp.ms)
+                self.health.status(link, inp.ms)
             return
         frame = got
         if came_back or frame.type == "HELLO" or (
                 link.dirty and inp.ms >= link.last_status_ms + 1000):
-            self._status(link, inp.ms)
+            self.health.status(link, inp.ms)
         if self.continuity.awaiting:
             self.continuity.heard(link.name)
         if link.counters.lost != lost or (frame.type == "HELLO" and seen):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from simulators.table import HandRecord
 from simulators.virtual import VirtualTableRig, recorded_table
 from tablesvc.brokers.mosquitto import Mosquitto
 from tests.conftest import ServiceProcess, Subscriber
@@ -61,6 +62,36 @@ def untracked_hands(t: LiveTable) -> list[int]:
     return [e["hand"] for e in t.ended() if e["reason"] == "untracked"]
 
 
+def chips_counted_then_dealt_out(live: LiveTable, dealing: Dealing, hand: int,
+                                 request_id: int, unseen: int = 0,
+                                 ) -> tuple[dict[int, int], list[HandRecord]]:
+    """The dealer finishes hand ``hand`` (the table's count), the floor counts the chips
+    and sends them (cmd/stacks), the rest of the hands are dealt and read (all but the
+    ``unseen`` the service never saw), and the service stops."""
+    dealing.wait_still(f"the dealer to finish hand {hand}")
+    counted = dealing.records[hand - 1].stacks_after
+    reply = live.count_chips(counted, request_id=request_id)
+    assert reply["ok"], reply
+    dealing.resume()
+    records = dealing.join()
+    live.wait_hands_ended(len(records) - unseen)
+    live.stop()
+    return counted, records
+
+
+def assert_hand_2_untracked_by_the_outage_alone(live: LiveTable,
+                                                records: list[HandRecord]) -> None:
+    """Hand 2, hit by a device outage, is untracked with a notice (the device_offline was
+    the alert); every other hand is right, hand 3's button found, the feed whole."""
+    notices = [(e["hand"], e["severity"]) for e in live.events()
+               if e["type"] == "alert" and e["name"] == "hand_untracked"]
+    assert notices == [(2, "info")]
+    assert untracked_hands(live) == [2]
+    assert_hands_right(live, records, first=1, untracked=2)
+    assert next(e for e in live.started() if e["hand"] == 3)["button"] == records[2].button
+    assert_feed_whole(live)
+
+
 def test_newhand_lost_while_the_service_was_killed_untracks_that_hand_and_no_other(
         live: LiveTable) -> None:
     """SIGKILL right after a hand; the dealer shuffles and presses NEWHAND while the service
@@ -76,14 +107,7 @@ def test_newhand_lost_while_the_service_was_killed_untracks_that_hand_and_no_oth
         time.sleep(2.0)
         live.start()
         dealing.resume()
-        dealing.wait_still("the dealer to finish hand 3")
-        counted = dealing.records[2].stacks_after
-        reply = live.count_chips(counted, request_id=31)
-        assert reply["ok"], reply
-        dealing.resume()
-        records = dealing.join()
-        live.wait_hands_ended(len(records))
-        live.stop()
+        counted, records = chips_counted_then_dealt_out(live, dealing, 3, request_id=31)
     finally:
         dealing.stop()
     assert_floor_feed(live, {"hand_untracked": 1})
@@ -136,24 +160,12 @@ def test_all_four_devices_restarting_mid_hand_untrack_that_hand_only(live: LiveT
             live.rig.replug(d)
         live.wait_online(since=mark)
         dealing.resume()
-        dealing.wait_still("the dealer to finish hand 2")
-        reply = live.count_chips(dealing.records[1].stacks_after, request_id=32)
-        assert reply["ok"], reply
-        dealing.resume()
-        records = dealing.join()
-        live.wait_hands_ended(len(records))
-        live.stop()
+        _, records = chips_counted_then_dealt_out(live, dealing, 2, request_id=32)
     finally:
         dealing.stop()
     assert_floor_feed(live, {"device_offline": 4})
     assert {a["message"].split()[1] for a in live.floor_alerts()} == set(DEVICES)
-    notices = [(e["hand"], e["severity"]) for e in live.events()
-               if e["type"] == "alert" and e["name"] == "hand_untracked"]
-    assert notices == [(2, "info")]
-    assert untracked_hands(live) == [2]
-    assert_hands_right(live, records, first=1, untracked=2)
-    assert next(e for e in live.started() if e["hand"] == 3)["button"] == records[2].button
-    assert_feed_whole(live)
+    assert_hand_2_untracked_by_the_outage_alone(live, records)
 
 
 def test_card_antennas_unplugged_for_ten_seconds_mid_hand_are_one_alert(
@@ -172,26 +184,14 @@ def test_card_antennas_unplugged_for_ten_seconds_mid_hand_are_one_alert(
         live.rig.replug("cards")
         live.wait_online(("cards",), since=mark)
         dealing.resume()
-        dealing.wait_still("the dealer to finish hand 2")
-        reply = live.count_chips(dealing.records[1].stacks_after, request_id=33)
-        assert reply["ok"], reply
-        dealing.resume()
-        records = dealing.join()
-        live.wait_hands_ended(len(records))
-        live.stop()
+        _, records = chips_counted_then_dealt_out(live, dealing, 2, request_id=33)
     finally:
         dealing.stop()
     assert_floor_feed(live, {"device_offline": 1})
     (offline,) = live.floor_alerts()
     assert "cards" in offline["message"] and "last frame" in offline["message"]
     assert offline["severity"] == "warning" and offline["rule"] == "TABLE-00"
-    notices = [(e["hand"], e["severity"]) for e in live.events()
-               if e["type"] == "alert" and e["name"] == "hand_untracked"]
-    assert notices == [(2, "info")]
-    assert untracked_hands(live) == [2]
-    assert_hands_right(live, records, first=1, untracked=2)
-    assert next(e for e in live.started() if e["hand"] == 3)["button"] == records[2].button
-    assert_feed_whole(live)
+    assert_hand_2_untracked_by_the_outage_alone(live, records)
 
 
 def test_a_simulator_dealing_before_the_service_starts_costs_one_hand_only(
@@ -207,14 +207,8 @@ def test_a_simulator_dealing_before_the_service_starts_costs_one_hand_only(
         dealing.wait_still("the fifth hole card of hand 2")
         live.start()
         dealing.resume()
-        dealing.wait_still("the dealer to finish hand 2")
-        counted = dealing.records[1].stacks_after
-        reply = live.count_chips(counted, request_id=34)
-        assert reply["ok"], reply
-        dealing.resume()
-        records = dealing.join()
-        live.wait_hands_ended(len(records) - 1)
-        live.stop()
+        counted, records = chips_counted_then_dealt_out(live, dealing, 2, request_id=34,
+                                                        unseen=1)
     finally:
         dealing.stop()
     assert_floor_feed(live, {"hand_untracked": 1})

@@ -8,7 +8,11 @@ has (a burn, a board card, a draw) stays with that game.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+# Rule ID -> the alerts raised here for every game (docs/RULES-COVERAGE.md is generated from it).
+RULES: dict[str, tuple[str, ...]] = {"BURN-08": ("card_unaccounted",)}
 
 
 # What the hand answers with. The session turns them into events.
@@ -49,6 +53,19 @@ class Irregularity:
     remedy: str
 
 
+def irregularity(name: str, rule: str, severity: str, seat: int | None, rec: CardRecord,
+                 expected: str | None, observed: str, message: str,
+                 remedy: str) -> Irregularity:
+    """The irregularity ``rec`` proves: its deck index and card go into the evidence."""
+    return Irregularity(name, rule, severity, seat, rec.index, rec.card, expected, observed,
+                        message, remedy)
+
+
+def alert(name: str, rule: str, severity: str, seat: int | None, message: str,
+          remedy: str) -> Irregularity:
+    """An irregularity that no single card proves (an announcement, a count)."""
+    return Irregularity(name, rule, severity, seat, 0, "", None, "CONSOLE", message, remedy)
+
 
 @dataclass(frozen=True, slots=True)
 class CardAfterEnd:
@@ -64,6 +81,42 @@ class CardRecord:
     zone: str | None = None  # None while between the shoe and a zone; "DECK" once returned
     lifted_from: str | None = None  # debounce: the zone it was last lifted from (``depart``)
     lifted_ms: int | None = None
+
+
+def unaccounted(cards: Iterable[CardRecord], place: Callable[[str], str],
+                remedy: str) -> list[Irregularity]:
+    """BURN-08 (D23): the hand is over and its cards are collected; every card that left the
+    shoe must have reached MUCK or be back in the shoe. One ``card_unaccounted`` (critical) per
+    card that is not, in deck order; ``place`` words the zone it was last read at."""
+    out: list[Irregularity] = []
+    for rec in sorted(cards, key=lambda r: r.index):
+        if rec.zone in ("MUCK", "DECK"):
+            continue
+        last = "the shoe" if rec.zone is None else place(rec.zone)
+        out.append(irregularity(
+            "card_unaccounted", "BURN-08", "critical", seat_of(rec.zone), rec, "MUCK",
+            rec.zone or "SHOE", f"card #{rec.index} was not collected; it was last read at "
+            f"{last}", remedy))
+    return out
+
+
+def seat_of(zone: str | None) -> int | None:
+    """The seat of a seat zone (``"S3"`` -> 3); None for any other zone or none.
+
+    >>> seat_of("S3"), seat_of("BURN"), seat_of(None)
+    (3, None, None)
+    """
+    if zone and zone.startswith("S") and zone[1:].isdigit():
+        return int(zone[1:])
+    return None
+
+
+def where(zone: str | None) -> str:
+    """A zone as floor staff read it in a message: ``seat 3``, ``burn``, ``board``."""
+    if zone is None:
+        return "no card"
+    seat = seat_of(zone)
+    return f"seat {seat}" if seat is not None else zone.lower()
 
 
 def deal_order(seats: tuple[int, ...], button: int) -> tuple[int, ...]:

@@ -450,7 +450,7 @@ def test_t24_exposed_at_the_draw_first_under_the_stub_then_to_the_discards() -> 
     assert t.problems() == [("card_exposed_at_draw", "warning")] * 2
     assert [(d.seat, d.received) for d in t.of(ev.Draw)][:2] == [(1, 2), (2, 1)]
     assert len(t.core.session.tracker.hole[1]) == 5  # type: ignore[union-attr]
-    assert t.core.session.tracker.bottom == x  # type: ignore[union-attr]
+    assert t.core.session.tracker.stub.bottom == x  # type: ignore[union-attr]
 
 
 def test_dealing_the_card_put_under_the_stub_is_bottom_card_dealt() -> None:

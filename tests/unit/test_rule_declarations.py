@@ -5,11 +5,11 @@ variant, and the modules of the card trackers, the betting engine and the ledger
 ``RULES`` mapping, rule ID -> the alert names raised there for that rule. The rules coverage
 (docs/RULES-COVERAGE.md) is generated from these declarations, so they must say exactly what
 the code does. This test reads the code with ``ast`` and finds every place that raises an
-alert or builds one (``alert``, ``_alert``, ``_irr``, ``Irregularity``, ``Violation``) with its
-name and rule, then checks both ways: each (rule, name) raised is declared in the ``RULES`` of
-the class where the call is written (or of its module, for classes without their own), and
-each declared pair is raised there. A call of a shape this test cannot read fails it, so no
-alert slips past the declarations.
+alert or builds one (``alert``, ``_alert``, ``irregularity``, ``Irregularity``, ``Violation``)
+with its name and rule, then checks both ways: each (rule, name) raised is declared in the
+``RULES`` of the class where the call is written (or of its module, for classes without their
+own), and each declared pair is raised there. A call of a shape this test cannot read fails
+it, so no alert slips past the declarations.
 
 The shapes it reads: literal name and rule; a conditional expression on either (both branches,
 paired when both test the same condition), or a local variable holding one; a rule passed in
@@ -39,7 +39,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "tablesvc" / "core"
 CATALOGUE = ROOT.parent / "shared" / "RULES.md"
-RAISERS = frozenset({"alert", "_alert", "_irr", "Irregularity", "Violation"})
+RAISERS = frozenset({"alert", "_alert", "irregularity", "Irregularity", "Violation"})
 RULE_ID = re.compile(r"^[A-Z]+-\d+$")
 ALERT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 TECHNICAL = "TABLE-00"  # the project's own ID for technical alerts; not a catalogue rule
@@ -375,14 +375,15 @@ def test_every_alert_call_of_the_core_is_read() -> None:
 
 def test_the_reader_follows_conditions_parameters_and_class_attributes() -> None:
     """The shapes of the core's alert calls are read as the code means them."""
-    holdem, draw = HARVEST.raised[("holdem.py", None)], HARVEST.raised[("draw.py", None)]
+    holdem, draw = HARVEST.raised[("holdem.py", None)], HARVEST.raised[("exchanges.py", None)]
     # "burn_wrong_zone" if burn else "deal_order_error", "BURN-02" if burn else "DEAL-02"
     assert {("BURN-02", "burn_wrong_zone"), ("DEAL-02", "deal_order_error")} <= holdem
     assert ("BURN-02", "deal_order_error") not in holdem
     # name = "draw_count_mismatch" if ... else ...; "DRAW-07" if name == "draw_count_mismatch"
+    assert {("DRAW-07", "draw_count_mismatch"), ("DRAW-02", "draw_declaration_mismatch")} <= draw
     assert ("DRAW-02", "draw_count_mismatch") not in draw
     assert ("DRAW-07", "draw_declaration_mismatch") not in draw
-    # a rule passed to _misdeal(rec, seat, rule, message)
+    # a rule passed to require_misdeal(rec, seat, rule, message), also from another module
     assert ("MISDEAL-07", "misdeal_required") in holdem
     # a conditional rule inside the function a game hands back for a defective deck
     assert {("MISDEAL-10", "deck_defective_duplicate"), ("DECK-04", "deck_defective_duplicate")

@@ -54,12 +54,14 @@ from tablesvc.core.deal_queue import (
     tag_head,
 )
 from tablesvc.core.exposures import Exposures, take_burn
+from tablesvc.core.mucked_hands import MuckedHands
 
 # Rule ID -> the alerts this tracker raises for it (as Irregularity objects the session turns
 # into alerts); docs/RULES-COVERAGE.md is generated from such declarations. The burn and
 # premature-card repairs declare theirs in ``tablesvc.core.burns``, the exposed and boxed
-# cards in ``tablesvc.core.exposures`` (the misdeal they may require is declared here), the
-# collection (BURN-08) in ``tablesvc.core.card_flow``.
+# cards in ``tablesvc.core.exposures`` (the misdeal they may require is declared here), a
+# live hand in the muck (SHOW-13) in ``tablesvc.core.mucked_hands``, the collection (BURN-08)
+# in ``tablesvc.core.card_flow``.
 RULES: dict[str, tuple[str, ...]] = {
     "DEAL-02": ("deal_order_error",),
     "DEAL-05": ("redress_instructions", "redress_order_error", "redress_completed"),
@@ -72,7 +74,6 @@ RULES: dict[str, tuple[str, ...]] = {
     "MISDEAL-07": ("misdeal_required",),
     "MISDEAL-08": ("misdeal_required",),
     "DECK-04": ("deck_defective_duplicate",),
-    "SHOW-13": ("live_hand_in_muck", "hand_reconstructed"),
     "CONDUCT-02": ("card_in_foreign_seat_zone",),
 }
 
@@ -125,7 +126,7 @@ class HoldemHand:
     duplicates: set[str] = field(default_factory=set)  # D7
     absent: list[int] = field(default_factory=list)  # SEAT-05: reported absent during the deal
     dead: set[int] = field(default_factory=set)  # SEAT-05: dead hands
-    live_mucked: dict[int, list[str]] = field(default_factory=dict)  # D19: seat -> tags in MUCK
+    mucked: MuckedHands = field(default_factory=MuckedHands)  # D19: live hands in the muck
     voided: str | None = None  # "misdeal" (R10) or "cancelled" (R11)
     wrong_zone: dict[str, str] = field(default_factory=dict)  # BURN-02: uid -> where it belongs
     # card -> its first record: a face seen twice is a defective deck (D7); looked up here
@@ -302,7 +303,8 @@ class HoldemHand:
         if not fold_possible and zone == "MUCK" and previous.startswith("S"):
             seat = int(previous[1:])
             if seat in self.active and rec.card in self.hole.get(seat, ()):
-                return self._live_in_muck(seat, uid, rec)
+                held = [r.index for r in self.cards.values() if r.card in self.hole[seat]]
+                return list(self.mucked.mucked(seat, uid, rec, held))
         return self._moved(previous, zone, uid, rec)
 
     def exposed(self, uid: str, window_open: bool) -> list[Outcome]:
@@ -369,8 +371,8 @@ class HoldemHand:
             out.append(self._foreign(previous, seat, rec))
         if out:
             return out
-        if seat is not None and uid in self.live_mucked.get(seat, ()):
-            return self._rebuilt(seat, uid, rec)
+        if seat is not None and self.mucked.holds(seat, uid):
+            return list(self.mucked.rebuilt(seat, uid, rec, self.cards))
         if zone == "BURN" and (back := self.burns.burned_back(uid, rec, self.street)):
             return [back]  # R6: a premature card taken back is burned
         if uid in self.excess:
@@ -397,35 +399,10 @@ class HoldemHand:
             out.append(self._foreign("BURN", seat, rec))
         return out
 
-    # --- D19: a live hand in the muck (SHOW-13) -------------------------------------
-    def _live_in_muck(self, seat: int, uid: str, rec: CardRecord) -> list[Outcome]:
-        mucked = self.live_mucked.setdefault(seat, [])
-        first = not mucked
-        mucked.append(uid)
-        if not first:
-            return []
-        held = sorted(self.cards[u].index for u, r in self.cards.items()
-                      if r.card in self.hole[seat])
-        tags = ", ".join(f"#{i}" for i in held)
-        return [irregularity(
-            "live_hand_in_muck", "SHOW-13", "critical", seat, rec, f"S{seat}", "MUCK",
-            f"the live hand of seat {seat} ({tags}) reached the muck without a fold",
-            f"stop; if the hand was protected, take {tags} back out of the muck to seat {seat} "
-            "(SHOW-13); otherwise the hand is foul and its bets stay in the pot (POT-08)")]
-
-    def _rebuilt(self, seat: int, uid: str, rec: CardRecord) -> list[Outcome]:
-        mucked = self.live_mucked[seat]
-        mucked.remove(uid)
-        if any(self.cards[u].zone == "MUCK" for u in mucked):
-            return []
-        del self.live_mucked[seat]
-        return [irregularity("hand_reconstructed", "SHOW-13", "info", seat, rec, None, f"S{seat}",
-                          f"the hand of seat {seat} is back at the seat", "the hand plays on")]
-
     def foul(self, seat: int) -> list[Outcome]:
         """The floor rules a live hand in the muck foul (SHOW-13 unprotected, POT-08): the
         seat is out of the hand, like a fold; its bets stay in the pot."""
-        self.live_mucked.pop(seat, None)
+        self.mucked.ruled(seat)
         return self.fold(seat)
 
     # --- R9/R7 with FLOOR:redress_impossible --------------------------------------

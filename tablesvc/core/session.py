@@ -23,10 +23,10 @@ from tablesvc.core.defects import DefectKind
 from tablesvc.core.draw import DrawComplete, Drew
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import BoardDealt, Burned
-from tablesvc.core.ledger import (
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.ledger_outcomes import (
     Acted,
     CheckedOut,
-    Ledger,
     LedgerOutcome,
     Posted,
     Problem,

@@ -1,10 +1,14 @@
-"""The money side of one hold'em hand: forced bets, betting rounds, contributions and awards.
+"""The money side of one hand: bet zones read as round totals, booked as actions.
 
-The card flow (``holdem.HoldemHand``) says where the cards are; the ledger says where the chips
+The card flow (the game's tracker) says where the cards are; the ledger says where the chips
 are. It reads bet-zone inventories as each seat's round total (DESIGN §3), holds a changing
 inventory as a *pending* bet until it is final (the next action, the gathering, a card from
 the deck, or ``bet_settle_ms`` without change), classifies it with the betting rules and
-applies it. At the end it splits the pots. Pure: no I/O, no clock.
+applies it. Pure: no I/O, no clock. Its collaborators: the game's ``BettingPlan`` (forced
+bets, who opens each round, who shows: ``tablesvc.core.betting_plan``), the records it answers
+with (``tablesvc.core.ledger_outcomes``), and the pots split at the end
+(``tablesvc.core.payout``). The rules whose alerts it names are in ``RULES`` below: BET-01,
+BET-12, BET-15..17 and BET-23.
 
 Irregular turns (RULES.md BET-15..BET-17):
 
@@ -25,11 +29,19 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 from tablesvc.core.betting import BettingRound, Decision, Structure, Violation, action_order
-from tablesvc.core.pots import Award, Pot, award_pots, build_pots
-from tablesvc.core.showdown import HandValue, evaluate, evaluate_draw, show_order
+from tablesvc.core.betting_plan import BettingPlan
+from tablesvc.core.ledger_outcomes import (
+    Acted,
+    CheckedOut,
+    LedgerOutcome,
+    Posted,
+    Problem,
+    Returned,
+    Settled,
+)
+from tablesvc.core.payout import settle
 
 # Rule ID -> the violations the ledger names for it (each becomes an alert of that name);
 # docs/RULES-COVERAGE.md is generated from such declarations.
@@ -41,79 +53,6 @@ RULES: dict[str, tuple[str, ...]] = {
     "BET-17": ("clock_running", "clock_expired"),
     "BET-23": ("chips_added_mid_hand",),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Posted:
-    """A forced bet the service posted from the tracked stack."""
-
-    seat: int
-    action: str  # post_small_blind, post_big_blind, post_ante
-    amount: int
-    stack: int  # after posting
-    pot: int  # everything put in so far, this post included
-
-
-# not frozen: one is made for every action, and a frozen dataclass's __init__ (a setattr call
-# per field) cost a measurable share of it; nothing changes one once it is made
-@dataclass(slots=True)
-class Acted:
-    """A voluntary action, final and applied."""
-
-    decision: Decision
-    street: str
-    raised: bool  # it put the round's highest bet up
-    deemed: str | None = None  # "clock" (BET-17) or "absent" (BET-16): the dealer applies it
-    stack: int = 0  # the seat's stack right after the action
-    pot: int = 0  # everything put in so far, right after the action
-
-
-@dataclass(frozen=True, slots=True)
-class Returned:
-    """An uncalled bet given back to its seat when the round is over (the zone went down)."""
-
-    seat: int
-    amount: int
-    stack: int  # after the return
-    pot: int  # everything put in so far, after the return
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """Something the chips show that the rules do not allow; the table raises the alert."""
-
-    violation: Violation
-    seat: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class CheckedOut:
-    """Five-card draw: everyone checked (BET-20, BET-22): the game ends with no winner and
-    the pot stays in the middle for the next game (POT-10)."""
-
-    street: str
-    carried: int  # the whole pot, antes and bets
-
-
-@dataclass(frozen=True, slots=True)
-class Shown:
-    seat: int
-    cards: tuple[str, ...]
-    value: HandValue
-    tabled: bool  # shown at the table; False: the player may muck unseen
-
-
-@dataclass(frozen=True, slots=True)
-class Settled:
-    """The hand is decided: who shows what, and who gets which pot."""
-
-    showdown: tuple[Shown, ...]
-    awards: tuple[Award, ...]
-    uncontested: bool
-    contested_pots: int = 1  # pots more than one live seat could win (side pots + main)
-
-
-LedgerOutcome = Posted | Acted | Problem | Settled | Returned | CheckedOut
 
 CLOCK_MS = 30_000  # T_clock (BET-17)
 UNKNOWN = 10**12
@@ -140,132 +79,6 @@ class Held:
     seat: int
     to: int
     faced: int  # the round's highest bet H when it was made
-
-
-class BettingPlan:
-    """How a game bets: its forced bets, who acts first in each round, whether everyone
-    shows, and how its hands rank. This plan is hold'em's (blinds, then the board's streets);
-    each game's plan is chosen by its variant, so the ledger's money rules never ask which
-    game they serve. A plan instance belongs to one hand's ledger and may keep state of it.
-    """
-
-    first_street: ClassVar[str] = "preflop"
-    everyone_shows: ClassVar[bool] = False  # SHOW-14: every active hand is shown
-
-    def post_forced(self, led: Ledger) -> list[LedgerOutcome]:
-        """Antes (each seat, or the big blind for all) and the blinds; pre-flop opens."""
-        out: list[LedgerOutcome] = []
-        sb, bb = led.blind_seats
-        if led.ante:
-            payers = [bb] if led.ante_mode == "big_blind" else list(led.order)
-            for s in payers:
-                amount = min(led.ante, led.stacks[s])
-                led.stacks[s] -= amount
-                led.antes += amount
-                out.append(Posted(s, "post_ante", amount, led.shown(s), led.pot_total))
-        posted: dict[int, int] = {}
-        for seat, name, amount in ((sb, "post_small_blind", led.small_blind),
-                                   (bb, "post_big_blind", led.big_blind)):
-            got = led.take(seat, amount)
-            posted[seat] = got
-            out.append(Posted(seat, name, got, led.shown(seat), led.pot_total))
-        led.history.extend(o for o in out if isinstance(o, Posted))
-        led.round = BettingRound(
-            street="preflop", order=led.action_order(preflop=True), stacks=dict(led.stacks),
-            posted=posted, big_blind=led.big_blind, structure=led.structure,
-            pot=led.antes, bet_unit=led.bet_unit("preflop"))
-        return out
-
-    def open_round(self, led: Ledger, street: str) -> BettingRound:
-        """The betting round of a street after the first: the first live seat left of the
-        button acts first."""
-        return BettingRound(
-            street=street, order=led.action_order(preflop=False), stacks=dict(led.stacks),
-            posted={}, big_blind=led.big_blind, structure=led.structure,
-            pot=led.pot_total, bet_unit=led.bet_unit(street))
-
-    def booked(self, led: Ledger, acted: Acted) -> None:
-        """An action was booked."""
-
-    def checked_out(self, led: Ledger) -> CheckedOut | None:
-        """The game ends with no winner when everyone checked (never, in hold'em)."""
-        del led
-        return None
-
-    def show_order(self, led: Ledger, live: list[int]) -> list[int]:
-        """SHOW-01/02: the last aggressor first, else the first seat left of the button."""
-        return show_order(live, led.aggressor)
-
-    def rank(self, cards: Sequence[str]) -> HandValue:
-        """The best five of the hole cards and the board."""
-        return evaluate(cards)
-
-
-class DrawBetting(BettingPlan):
-    """Five-card draw: antes, no blinds; the Vorhand opens, the opener starts the second
-    round; everyone checked is a game without a winner (BET-20/22, A-23); every active hand
-    is shown (SHOW-14); five-card hands rank as they are."""
-
-    first_street: ClassVar[str] = "predraw"
-    everyone_shows: ClassVar[bool] = True
-
-    def __init__(self, all_check: str = "carry_over") -> None:
-        self.all_check = all_check  # draw.second_round_all_check (A-23)
-        self.opener: int | None = None  # the first to bet in the first round (BET-22)
-
-    def post_forced(self, led: Ledger) -> list[LedgerOutcome]:
-        """Every player antes (SEAT-07); no blinds; the Vorhand opens (BET-20)."""
-        out: list[LedgerOutcome] = []
-        for s in led.order:
-            amount = min(led.ante, led.stacks[s])
-            if amount:
-                led.stacks[s] -= amount
-                led.antes += amount
-                out.append(Posted(s, "post_ante", amount, led.shown(s), led.pot_total))
-        led.history.extend(o for o in out if isinstance(o, Posted))
-        led.street = "predraw"
-        led.round = self._round(led, "predraw", list(led.order))
-        return out
-
-    def _round(self, led: Ledger, street: str, order: list[int]) -> BettingRound:
-        fixed = led.structure is Structure.FIXED_LIMIT
-        return BettingRound(
-            street=street, order=order, stacks={s: led.stacks[s] for s in order},
-            posted={}, big_blind=led.big_blind if fixed else led.unit,
-            structure=led.structure, pot=led.pot_total, bet_unit=led.bet_unit(street),
-            cap=4 if fixed else None)
-
-    def open_round(self, led: Ledger, street: str) -> BettingRound:
-        """BET-22, A-24: the opener acts first; if he is out, the next active player left."""
-        ring = list(led.order)
-        start = ring.index(self.opener) if self.opener in ring else 0
-        ring = ring[start:] + ring[:start]
-        return self._round(led, street, [s for s in ring if s not in led.folded])
-
-    def booked(self, led: Ledger, acted: Acted) -> None:
-        if led.street == "predraw" and self.opener is None and acted.raised:
-            self.opener = acted.decision.seat
-
-    def checked_out(self, led: Ledger) -> CheckedOut | None:
-        """The round is complete and nobody bet (BET-20; BET-22 per A-23)."""
-        rnd = led.round
-        if rnd is None or not rnd.complete or rnd.high > 0 or led.checked_out is not None:
-            return None
-        if led.street == "predraw" or self.all_check == "carry_over":
-            return CheckedOut(led.street, led.pot_total)
-        return None
-
-    def show_order(self, led: Ledger, live: list[int]) -> list[int]:
-        """SHOW-14: clockwise, starting with the next active player after the last bettor or
-        raiser of the second round; with no bet there, the Vorhand's side starts."""
-        ring = list(led.order)
-        last = led.round.last_aggressor if led.round is not None else None
-        start = (ring.index(last) + 1) % len(ring) if last in ring else 0
-        ring = ring[start:] + ring[:start]
-        return [s for s in ring if s in live]
-
-    def rank(self, cards: Sequence[str]) -> HandValue:
-        return evaluate_draw(cards)
 
 
 @dataclass
@@ -831,63 +644,7 @@ class Ledger:
     def showdown(self, holes: Mapping[int, Sequence[str]], board: Sequence[str]) -> Settled:
         return self._settle(uncontested=False, holes=holes, board=board)
 
-    def _return_uncalled(self) -> None:
-        """What only one live seat put in, above everything any other seat matched, was never
-        won by anyone: it goes back to him, not into a pot (whether the dealer hands it back
-        before or pushes it with the pot, the stacks come out the same)."""
-        if not self.contributed:
-            return
-        top = max(self.contributed, key=lambda s: self.contributed[s])
-        others = max((c for s, c in self.contributed.items() if s != top), default=0)
-        uncalled = self.contributed[top] - others
-        if uncalled > 0 and top not in self.folded:  # a folded seat's chips are dead money
-            self.contributed[top] -= uncalled
-            self.stacks[top] += uncalled
-
     def _settle(self, uncontested: bool, holes: Mapping[int, Sequence[str]] | None = None,
                 board: Sequence[str] = ()) -> Settled:
-        self._return_uncalled()
-        live = self.live
-        try:
-            pots = build_pots(self.contributed, live)
-        except ValueError:
-            # the players left put nothing in (cards collected before anyone acted): the
-            # chips in the middle are dead money for them
-            pots = [Pot(sum(self.contributed.values()), tuple(sorted(live)))]
-        if self.antes:
-            # dead money every live seat can win, also one all-in for his ante alone
-            all_live = tuple(sorted(live))
-            if pots[0].eligible == all_live:
-                pots[0] = Pot(pots[0].amount + self.antes, all_live)
-            else:
-                pots.insert(0, Pot(self.antes, all_live))
-        values: dict[int, HandValue] = {}
-        if uncontested:
-            strength: dict[int, tuple[int, ...]] = {s: () for s in live}
-        else:
-            assert holes is not None
-            rank = self.plan.rank
-            values = {s: rank([*holes[s], *board]) for s in live}
-            strength = {s: v.key for s, v in values.items()}
-        all_in = any(self.shown(s) == 0 for s in live)  # before the awards refill stacks
-        awards = award_pots(pots, strength, self.button, list(self.order), self.unit)
-        for a in awards:
-            for seat, amount in a.shares.items():
-                self.stacks[seat] += amount
-        shown: list[Shown] = []
-        if not uncontested and holes is not None:
-            # who must table his cards: every winner of a contested pot, everyone when a
-            # player is all-in (A-19), and anyone at least as good as the best hand shown
-            # before him; the others may muck unseen, and the public feed never shows them
-            contested = {s for a in awards if len(pots[a.pot].eligible) > 1 for s in a.winners}
-            best: tuple[int, ...] | None = None
-            everyone = self.plan.everyone_shows
-            for s in self.plan.show_order(self, live):
-                v = values[s]
-                tabled = everyone or all_in or s in contested or best is None or v.key >= best
-                if best is None or v.key > best:
-                    best = v.key
-                shown.append(Shown(s, tuple(holes[s]), v, tabled))
-        contested_pots = sum(1 for p in pots if len(p.eligible) > 1)
-        self.settled = Settled(tuple(shown), tuple(awards), uncontested, contested_pots)
+        self.settled = settle(self, uncontested, holes, board)
         return self.settled

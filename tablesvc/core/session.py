@@ -16,17 +16,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
+from tablesvc.core import rulings
 from tablesvc.core.card_flow import CardAfterEnd, Dealt, Folded, Irregularity
-from tablesvc.core.commands import CommandError
 from tablesvc.core.context import TableContext
 from tablesvc.core.defects import DefectKind
 from tablesvc.core.draw import DrawComplete, Drew
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import BoardDealt, Burned
-from tablesvc.core.ledger import (
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.ledger_outcomes import (
     Acted,
     CheckedOut,
-    Ledger,
     LedgerOutcome,
     Posted,
     Problem,
@@ -36,6 +36,7 @@ from tablesvc.core.ledger import (
 from tablesvc.core.monitors.settlement import SettlementReport
 from tablesvc.core.monitors.showdown_console import ShowdownConsole
 from tablesvc.core.monitors.string_bets import StringBets
+from tablesvc.core.pot_count import check_gathered
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import seat_zone
 from tablesvc.core.tracker import Tracker
@@ -46,35 +47,27 @@ CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
 CARD_RULINGS = frozenset({"EXPOSED", "BURN_FACE_UP", "BOXED", "BOXED_CARD"})
 
 
-
-
 class HandSession:
     """The state and the flow of one hand. ``tracker`` follows its cards, ``ledger`` its chips.
 
-    The rules that are the hand's own (the misdeal window, the card lost between shoe and
-    zone, round completion, the knock, the showdown) are methods here, each naming its rule;
-    the cross-cutting checks are the monitors in ``tablesvc.core.monitors``; what only one game
-    has is its variant's.
+    The rules that are the hand's own flow (the misdeal window, the card lost between shoe and
+    zone, round completion, the showdown) are methods here, each naming its rule; the rulings
+    asked for at the console or by the floor (a player away, his own card exposed, the knock,
+    foul and dead hands) are ``tablesvc.core.rulings``'s, the pot's count after a gathering
+    ``tablesvc.core.pot_count``'s; the cross-cutting checks are the monitors in
+    ``tablesvc.core.monitors``; what only one game has is its variant's.
     """
 
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "MISDEAL-01": ("misdeal_window_closed",),
         "EXPOSE-02": ("card_location_lost",),
-        "EXPOSE-05": ("player_exposed_own_card",),
         "BET-06": ("round_complete",),
         "BET-08": ("fold_recorded",),  # hold'em's fold rule (Variant.fold_rule)
         "BET-26": ("fold_recorded",),  # five-card draw's
         "SHOW-01": ("showdown_order",),  # hold'em's showing order (Variant.show_rule)
         "SHOW-14": ("showdown_order",),  # five-card draw's
         "BET-15": ("action_out_of_turn",),
-        "BET-18": ("player_left_with_live_hand",),
-        "BET-23": ("chips_added_mid_hand",),
-        "BOARD-04": ("round_closed_with_open_issue",),
         "BOARD-06": ("card_after_hand_end",),
-        "TABLE-06": ("chips_removed_from_table",),
-        "SEAT-06": ("absent_stack_blinded",),
-        "SHOW-09": ("foul_hand_card_count",),
-        "POT-08": ("foul_hand",),
     }
 
     def __init__(self, table: TableContext, game: Variant, number: int, tracker: Tracker,
@@ -281,20 +274,20 @@ class HandSession:
                 self.clock(seat, self.out.ms)
         elif name == "PLAYER_ABSENT":
             if seat is not None and live:
-                self.absent(seat)
+                rulings.player_absent(self, seat)
         elif name == "REDRESS_IMPOSSIBLE" or (name == "FLOOR" and args
                                                and args[0] == "redress_impossible"):
             if live:
                 self.outcomes(self.tracker.redress_impossible(self.window_open))
         elif name == "EXPOSED" and len(args) >= 2 and args[1] == "player":
             if live:
-                self.self_exposed(args[0])
+                rulings.self_exposed(self, args[0])
         elif name in ("EXPOSED", "BURN_FACE_UP"):
             if args and live:
                 self.outcomes(self.tracker.exposed(args[0], self.window_open))
         elif name == "KNOCK":
             if live:
-                self.knock()
+                rulings.knock(self)
         elif name in ("SHOWN", "ANNOUNCED", "AWARD", "OBJECTION"):
             self.showdown.console(name, args, self.ledger, self.tracker, live)
         elif name in ("BOXED", "BOXED_CARD"):
@@ -456,7 +449,7 @@ class HandSession:
         elif zone == "POT":
             if value > before:
                 self.money(ledger.finalize())
-                self._check_gathered(value, gathering=self.swept > 0)
+                check_gathered(self, value, gathering=self.swept > 0)
             elif value < before:
                 self.game.pot_shrank(self, before, value)
             if value != before:
@@ -469,32 +462,6 @@ class HandSession:
         zones = self.table.zones
         return not zones.get("POT") and not any(
             zones.get(f"B{seat}") for seat in self.tracker.order)
-
-    def _check_gathered(self, pot: int, gathering: bool) -> None:
-        """After a gathering the POT zone should hold exactly the chips of finished rounds.
-
-        A pot that grew while no bet zone emptied is no gathering (the antes going in, even
-        when the blinds already closed the round), and chips still lying in the bet zones
-        are not missing."""
-        ledger = self.ledger
-        if ledger.settled is not None:
-            return  # the hand is decided: everything goes to the middle before the push
-        expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
-        zones = self.table.zones
-        in_zones = sum(zones.get(f"B{seat}", 0) for seat in self.tracker.order)
-        short = ledger.pot_total - pot - in_zones
-        if short > 0 and gathering and not ledger.betting_open \
-                and (back := ledger.handed_back_whole(short)) is not None:
-            self.money([back])  # a bet nobody could call went back whole, not into the pot
-            expected, short = ledger.pot_total, 0
-        if pot > expected:
-            self.out.alert("chips_added_mid_hand", "BET-23", "warning",
-                           f"the pot holds {pot}, but only {expected} was bet into it",
-                           remedy="check the pot: chips were added that no player bet")
-        elif short > 0 and gathering and not ledger.betting_open and ledger.settled is None:
-            self.out.alert("chips_removed_from_table", "TABLE-06", "critical",
-                           f"the pot holds {pot} after gathering, but {expected} was bet",
-                           remedy="stop: find the missing chips before the hand goes on")
 
     def money(self, outcomes: list[LedgerOutcome]) -> None:
         """Turn what the ledger booked into events and alerts."""
@@ -561,15 +528,8 @@ class HandSession:
                        f"the {name} betting round is complete: {nxt} may follow")
 
     def foul(self, seat: int, held: int, right: str) -> bool:
-        """SHOW-09: a hand with the wrong number of cards at the showdown is foul and cannot
-        win. True when killing it decided the hand (one player left)."""
-        self.out.alert("foul_hand_card_count", "SHOW-09", "critical",
-                       f"seat {seat} holds {held} cards at the showdown ({right}): the hand is "
-                       "foul and cannot win; its chips stay in the pot", seat=seat,
-                       remedy="the dealer kills the hand (POT-08)")
-        self.tracker.fold(seat)
-        self.money(self.ledger.kill(seat))
-        return self.ledger.settled is not None or self.tracker.ended
+        """SHOW-09, for the game: see ``rulings.foul``."""
+        return rulings.foul(self, seat, held, right)
 
     def settled(self, st: Settled) -> None:
         """The pots are decided: the floor's record, the hands shown, the awards."""
@@ -601,69 +561,9 @@ class HandSession:
     def clock(self, seat: int, ms: int) -> None:
         self.money(self.ledger.clock(seat, ms))
 
-    def absent(self, seat: int) -> None:
-        """The console says a player is away from the table."""
-        self._left_with_live_hand(seat)
-        posted = [o for o in self.ledger.history if isinstance(o, Posted)
-                  and o.seat == seat and o.action != "post_ante"]
-        if posted and seat in self.tracker.active:
-            self.out.alert("absent_stack_blinded", "SEAT-06", "info",
-                           f"seat {seat} is away; his blind of {posted[0].amount} "
-                           "is posted from his stack", seat=seat)
-        self.money(self.ledger.absent(seat))  # first: the fold is then his own
-        self.outcomes(self.tracker.player_absent(seat, self.window_open))
-
-    def _left_with_live_hand(self, seat: int) -> None:
-        """BET-18: a player with a live hand in which he has put chips must stay seated."""
-        ledger = self.ledger
-        if seat not in self.tracker.active:
-            return
-        if ledger.contributed.get(seat, 0) > 0 and any(
-                isinstance(a, Acted) and a.decision.seat == seat for a in ledger.history):
-            self.out.alert("player_left_with_live_hand", "BET-18", "warning",
-                           f"seat {seat} left the table with a live hand he has bet in",
-                           seat=seat, remedy="floor decision, a penalty is possible; when his "
-                           "turn comes he is treated as absent (BET-16)")
-
-    def self_exposed(self, uid: str) -> None:
-        """EXPOSE-05: a card the player exposed himself is his: no replacement, no misdeal."""
-        seat = self.tracker.owner(uid)
-        self.out.alert("player_exposed_own_card", "EXPOSE-05", "info",
-                       f"seat {seat} exposed his own card" if seat else "a player exposed a card",
-                       seat=seat, remedy="the player keeps the card; no replacement and no "
-                       "misdeal; if he showed it to another player, show one, show all (SHOW-10)")
-
-    def knock(self) -> None:
-        """BOARD-04: the dealer knocks before the next street; after it, objections about the
-        round just played are not recognised, so an issue still open must be settled now."""
-        ledger = self.ledger
-        if ledger.round is None:
-            return
-        self.money(ledger.finalize())
-        rnd = ledger.round
-        issues = [f"seat {s}'s out-of-turn bet is still held" for s in sorted(ledger.held)]
-        issues += [f"seat {s} is {rnd.to_call(s)} short of the bet" for s in rnd.active
-                   if ledger.stacks.get(s, 0) > 0 and rnd.to_call(s) > 0]
-        if issues:
-            self.out.alert("round_closed_with_open_issue", "BOARD-04", "warning",
-                           "the dealer knocked while the betting round has open issues: "
-                           + "; ".join(issues), remedy="settle them before dealing the next "
-                           "street; after the knock they are no longer recognised")
-
     def rule_dead(self, seat: int | None, ruling: str, reason: str | None) -> dict[str, Any]:
         """POT-08: the floor ruled a live hand dead or foul (``cmd/declare``)."""
-        hand = self.tracker
-        if seat is None or seat not in hand.active:
-            raise CommandError(f"a {ruling} ruling needs the seat of a live hand; live: "
-                               f"{', '.join(map(str, hand.active))}")
-        word = "dead" if ruling == "dead_hand" else "foul"
-        self.out.alert("foul_hand", "POT-08", "warning",
-                       f"the floor ruled seat {seat}'s hand {word}"
-                       + (f" ({reason})" if reason else "")
-                       + ": it cannot win, and its chips stay in the pot", seat=seat,
-                       remedy="the dealer kills the hand: its cards go to the muck")
-        self.outcomes(hand.fold(seat))
-        return {"ruling": ruling, "seat": seat}
+        return rulings.rule_dead(self, seat, ruling, reason)
 
     # ------------------------------------------------------------------ the end
     def misdeal(self) -> None:

@@ -4,7 +4,8 @@ T22): pure, driven directly with bet-zone round totals, console checks/folds and
 from __future__ import annotations
 
 from tablesvc.core.betting import BettingRound
-from tablesvc.core.ledger import Acted, Ledger, LedgerOutcome, Problem, Returned
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.ledger_outcomes import Acted, LedgerOutcome, Problem, Returned
 
 
 def flop_ledger(n: int = 5, stack: int = 10_000) -> Ledger:

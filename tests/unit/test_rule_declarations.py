@@ -1,15 +1,15 @@
 """Every alert the core raises is declared where it is raised, and every declaration is true.
 
 A rule is found by its ID (issue 9): each monitor class, the hand session, the table, each
-variant, and the modules of the card trackers, the betting engine and the ledger carry a
-``RULES`` mapping, rule ID -> the alert names raised there for that rule. The rules coverage
-(docs/RULES-COVERAGE.md) is generated from these declarations, so they must say exactly what
-the code does. This test reads the code with ``ast`` and finds every place that raises an
-alert or builds one (``alert``, ``_alert``, ``irregularity``, ``Irregularity``, ``Violation``)
-with its name and rule, then checks both ways: each (rule, name) raised is declared in the
-``RULES`` of the class where the call is written (or of its module, for classes without their
-own), and each declared pair is raised there. A call of a shape this test cannot read fails
-it, so no alert slips past the declarations.
+variant, and the modules of the card trackers, the betting engine, the ledger, the rulings and
+the pot count carry a ``RULES`` mapping, rule ID -> the alert names raised there for that rule.
+The rules coverage (docs/RULES-COVERAGE.md) is generated from these declarations, so they must
+say exactly what the code does. This test reads the code with ``ast`` and finds every place that
+raises an alert or builds one (``alert``, ``_alert``, ``irregularity``, ``Irregularity``,
+``Violation``) with its name and rule, then checks both ways: each (rule, name) raised is
+declared in the ``RULES`` of the class where the call is written (or of its module, for classes
+without their own), and each declared pair is raised there. A call of a shape this test cannot
+read fails it, so no alert slips past the declarations.
 
 The shapes it reads: literal name and rule; a conditional expression on either (both branches,
 paired when both test the same condition), or a local variable holding one; a rule passed in

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from tablesvc.core.emitter import Emitter
-from tablesvc.core.ledger import Ledger, Posted
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.ledger_outcomes import Posted
 from tablesvc.core.monitors.base import Monitor
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tablesvc.core.emitter import Emitter
-from tablesvc.core.ledger import Settled
+from tablesvc.core.ledger_outcomes import Settled
 from tablesvc.core.monitors.base import Monitor
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tablesvc.core.emitter import Emitter
-from tablesvc.core.ledger import Ledger, Settled
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.ledger_outcomes import Settled
 from tablesvc.core.monitors.base import Monitor
 from tablesvc.core.tracker import Tracker
 

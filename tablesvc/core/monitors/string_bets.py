@@ -12,7 +12,7 @@ from itertools import pairwise
 from typing import ClassVar
 
 from tablesvc.core.emitter import Emitter
-from tablesvc.core.ledger import Acted
+from tablesvc.core.ledger_outcomes import Acted
 from tablesvc.core.monitors.base import Monitor
 
 

@@ -19,7 +19,8 @@ from tablesvc.core.context import TableContext
 from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
-from tablesvc.core.ledger import CheckedOut, Ledger, LedgerOutcome, Problem, Settled
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.ledger_outcomes import CheckedOut, LedgerOutcome, Problem, Settled
 from tablesvc.core.settings import Player, TableSettings
 from tablesvc.core.tracker import Tracker
 

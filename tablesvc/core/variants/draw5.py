@@ -13,18 +13,13 @@ from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
+from tablesvc.core.betting_plan import DrawBetting
 from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.draw import CARDS, DrawHand
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
-from tablesvc.core.ledger import (
-    Acted,
-    CheckedOut,
-    DrawBetting,
-    Ledger,
-    LedgerOutcome,
-    Problem,
-)
+from tablesvc.core.ledger import Ledger
+from tablesvc.core.ledger_outcomes import Acted, CheckedOut, LedgerOutcome, Problem
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker

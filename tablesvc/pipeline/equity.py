@@ -8,6 +8,10 @@ every input, and the core publishes it only if the hand is still in that state.
 
 Only the newest request is worth computing: each one supersedes the one before (a later card
 or fold changed the state), and the core would drop the older result anyway.
+
+The engine (``tablesvc.equity``: numpy and about 40 MB of lookup tables) is imported by the
+worker's thread when it starts, so a service with ``[broadcast] equity = false`` never loads
+it: on a small box that is a third of the service's memory.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import structlog
 
 from tablesvc.core.inputs import EquityResult
 from tablesvc.core.requests import EquityRequest
-from tablesvc.equity import EXACT_LIMIT, SAMPLES, compute, warm_up
 from tablesvc.pipeline.clock import stamp
 
 log = structlog.get_logger("tablesvc.pipeline.equity")
@@ -33,7 +36,7 @@ class EquityWorker:
     """One thread computing the latest request; ``deliver`` receives each result."""
 
     def __init__(self, deliver: Callable[[EquityResult], None], *,
-                 exact_limit: int = EXACT_LIMIT, samples: int = SAMPLES) -> None:
+                 exact_limit: int, samples: int) -> None:
         self.deliver = deliver
         self.options: dict[str, Any] = {"exact_limit": exact_limit, "samples": samples}
         self._cond = threading.Condition()
@@ -62,6 +65,8 @@ class EquityWorker:
     def _run(self) -> None:
         _lower_priority()
         try:
+            from tablesvc.equity import compute, warm_up
+
             warm_up()  # the tables, before the first hand needs them
         except Exception:
             log.exception("equity tables could not be built; no win probabilities")

@@ -33,6 +33,8 @@ def main() -> None:
                    help="at least this many timed events at each rate")
     p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
+    p.add_argument("--rss-equity", choices=["on", "off", "both"], default="on",
+                   help="memory bench with the service's win probabilities on, off or both")
     p.add_argument("--equity-hands", type=int, default=40,
                    help="hands per run of the equity latency bench")
     p.add_argument("--restart-inputs", type=int, default=1_000_000,
@@ -77,7 +79,8 @@ def main() -> None:
     if a.only in (None, "rss"):
         from bench import rss
 
-        rss.run(a.hands)
+        for setting in (("on", "off") if a.rss_equity == "both" else (a.rss_equity,)):
+            rss.run(a.hands, equity=setting == "on")
     if a.only in (None, "equity"):
         from bench import equity
 

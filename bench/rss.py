@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ class RssResult:
     """(hands finished, RSS in MB)."""
     problem: str | None = None
     open_alerts: int = 0
+    open_names: dict[str, int] = field(default_factory=dict)
+    """The open alerts by name: what turned irregular, if anything."""
     """Alerts left open at the end (nobody acknowledges them here): a clean run has few; many
     mean the hands turned irregular, and the retained state grows with them."""
 
@@ -171,7 +174,9 @@ def run(hands: int, root: Path = ROOT, quiet: bool = False, equity: bool = True)
         finally:
             result.seconds = time.monotonic() - start
             with contextlib.suppress(ValueError):
-                result.open_alerts = len(json.loads(state[0]).get("open_alerts", []))
+                still = json.loads(state[0]).get("open_alerts", [])
+                result.open_alerts = len(still)
+                result.open_names = dict(Counter(str(a.get("name")) for a in still))
             rig.close()
             stop(proc)
             sub.loop_stop()
@@ -190,4 +195,5 @@ def print_result(r: RssResult) -> None:
           "slope over the second half "
           f"{r.slope_mb_per_1000:+.2f} MB per 1,000 hands (target: flat, <= {TARGET_MB:.0f} MB: "
           f"{verdict}); {r.open_alerts} alerts open at the end"
+          + (f" {r.open_names}" if r.open_names else "")
           + (f"; problem: {r.problem}" if r.problem else ""))

@@ -16,6 +16,8 @@ it: on a small box that is a third of the service's memory.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import threading
 from collections.abc import Callable
@@ -71,6 +73,8 @@ class EquityWorker:
         except Exception:
             log.exception("equity tables could not be built; no win probabilities")
             return
+        give_back = _trimmer()
+        give_back()
         while True:
             with self._cond:
                 while self._latest is None and not self._stop:
@@ -87,6 +91,30 @@ class EquityWorker:
             ts, ms = stamp()
             self.computed += 1
             self.deliver(EquityResult(ts, ms, request.hand, request.version, figures))
+            give_back()
+
+
+def _trimmer() -> Callable[[], None]:
+    """What gives the engine's scratch memory back to the system (glibc's ``malloc_trim``).
+
+    Building the tables, and each exact pre-flop count, take tens of megabytes of numpy
+    arrays for a moment; glibc keeps what they freed in the process's heap, so the service's
+    resident memory would stay at its highest mark (about 10 MB above what it holds). Trimming
+    after each figure costs well under a millisecond on this thread. Elsewhere than glibc,
+    nothing."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        trim = None
+    if trim is None:
+        return lambda: None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+
+    def give_back() -> None:
+        trim(0)
+
+    return give_back
 
 
 def _lower_priority() -> None:

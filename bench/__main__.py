@@ -32,7 +32,12 @@ def main() -> None:
     p.add_argument("--timed", type=int, default=400,
                    help="at least this many timed events at each rate")
     p.add_argument("--runs", type=int, default=1, help="latency runs (their spread is printed)")
+    p.add_argument("--latency-equity", choices=["on", "off", "alternate"], default="on",
+                   help="latency runs with the service's win probabilities on, off, or "
+                        "alternating off and on (each printed apart)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
+    p.add_argument("--rss-equity", choices=["on", "off", "both"], default="on",
+                   help="memory bench with the service's win probabilities on, off or both")
     p.add_argument("--equity-hands", type=int, default=40,
                    help="hands per run of the equity latency bench")
     p.add_argument("--restart-inputs", type=int, default=1_000_000,
@@ -67,17 +72,24 @@ def main() -> None:
         from bench import latency
 
         rates = [int(r) for r in a.rates.split(",") if r.strip()]
-        runs = []
+        settings = {"on": (True,), "off": (False,), "alternate": (False, True)}[a.latency_equity]
+        runs: dict[bool, list[latency.LatencyResult]] = {s: [] for s in settings}
         for i in range(a.runs):
-            if a.runs > 1:
-                print(f"-- latency run {i + 1} of {a.runs}")
-            runs.append(latency.run(rates, a.latency_seconds, a.timed))
-        if a.runs > 1:
-            latency.summary(runs)
+            for with_equity in settings:
+                if a.runs > 1 or len(settings) > 1:
+                    print(f"-- latency run {i + 1} of {a.runs}, win probabilities "
+                          f"{'on' if with_equity else 'off'}")
+                runs[with_equity].append(latency.run(rates, a.latency_seconds, a.timed,
+                                                         equity=with_equity))
+        for with_equity, done in runs.items():
+            if len(done) > 1:
+                print(f"-- win probabilities {'on' if with_equity else 'off'}")
+                latency.summary(done)
     if a.only in (None, "rss"):
         from bench import rss
 
-        rss.run(a.hands)
+        for setting in (("on", "off") if a.rss_equity == "both" else (a.rss_equity,)):
+            rss.run(a.hands, equity=setting == "on")
     if a.only in (None, "equity"):
         from bench import equity
 

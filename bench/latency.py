@@ -86,7 +86,7 @@ class LatencyResult:
     problem: str | None = None
 
 
-def _config(d: Path, port: int) -> Path:
+def _config(d: Path, port: int, equity: bool = True) -> Path:
     players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = 1000000000\n'
                       for s in range(1, 11))
     (d / "chips.json").write_text(json.dumps({"chips": bench_chips()}))
@@ -95,7 +95,8 @@ def _config(d: Path, port: int) -> Path:
     cfg.write_text(f'[table]\nvenue = "bench"\nid = "t01"\n'
                    f"[game]\nsmall_blind = {BLIND}\nbig_blind = {BLIND}\n{devices}{players}"
                    f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{d / "store"}"\n'
-                   f'[registry]\ndecks = "{d / "decks"}"\nchips = "{d / "chips.json"}"\n')
+                   f'[registry]\ndecks = "{d / "decks"}"\nchips = "{d / "chips.json"}"\n'
+                   f'[broadcast]\nequity = {"true" if equity else "false"}\n')
     return cfg
 
 
@@ -261,8 +262,11 @@ def _baselines(storage: Path, port: int) -> tuple[list[float], list[float], int]
 
 
 def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 400,
-        root: Path = ROOT, quiet: bool = False) -> LatencyResult:
-    """One run: every rate in turn beside its baselines, then the alert latency."""
+        root: Path = ROOT, quiet: bool = False, equity: bool = True) -> LatencyResult:
+    """One run: every rate in turn beside its baselines, then the alert latency.
+
+    ``equity``: the service computes win probabilities (the default configuration), on the
+    same processor as the events timed here."""
     result = LatencyResult()
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -277,7 +281,7 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
             tty.setraw(s)
             os.symlink(os.ttyname(s), d / name)
             masters[name] = m
-        cfg = _config(d, broker.port)
+        cfg = _config(d, broker.port, equity)
         col = Collector()
         sub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
                           protocol=mqtt.MQTTv5)

@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blinds", default="50/100", help="small/big blind")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--pace", type=float, default=0.5, help="seconds between dealer actions")
+    ap.add_argument("--handover", type=float, default=0.0,
+                    help="at least this many seconds where a person's action hands over to "
+                         "another device (four times before a NEWHAND)")  # fmt: skip
     ap.add_argument("--hands", type=int, help="stop after this many hands")
     ap.add_argument("--limit", default="no-limit",
                     choices=["no-limit", "pot-limit", "fixed-limit"])  # fmt: skip
@@ -71,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         big_blind=int(bb),
         seed=args.seed,
         pace=args.pace,
+        handover=args.handover,
         limit=args.limit,
         ante=args.ante,
         ante_mode=args.ante_mode,

@@ -112,6 +112,7 @@ class Dealer:
         *,
         rng: random.Random,
         pace: float = 0.0,
+        handover: float = 0.0,
         habits: Habits = Habits(),
     ) -> None:
         self.rng = rng
@@ -131,7 +132,7 @@ class Dealer:
         """The dealer's float: every chip no stack, bet zone or pot holds."""
         self.piles = deal_stacks(self.tray, dict(seats))
         """Seat -> its stack (stacks lie under no antenna: only their values are seen)."""
-        self.pacer = Pacer(pace)
+        self.pacer = Pacer(pace, handover=handover)
         self.felt = Felt(devices, self.pacer)
         self._next_order: list[str] | None = None
         self.button = min(seats)

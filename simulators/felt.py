@@ -23,6 +23,10 @@ SEATS = range(1, 11)
 CHIP_ZONES: tuple[str, ...] = (*(f"B{s}" for s in SEATS), "POT")
 
 
+PERSONS = frozenset({"chips", "console"})
+"""Devices that see a person's action (a bet, a button), not the dealer's hands on cards."""
+
+
 class Pacer:
     """Time between physical actions, so that a watching person (or a timer) sees a real pace.
 
@@ -32,12 +36,23 @@ class Pacer:
     a test can do something to the service at a known point of the hand; a stop overrides it.
     ``release(steps)`` lets him take only that many more actions before he stands still again,
     so that a test can stop him at a point it cannot watch (the service being down, say).
+
+    ``handover`` is the least time between two actions on different devices when a person
+    acts on one of them (a bet's chips, then the next player's button; the dealer's button,
+    then the cards): no one at a table acts within milliseconds of someone else, and frames of
+    two devices written closer than a few milliseconds apart can reach the service's
+    per-device readers in either order. ``boundary`` (the NEWHAND) waits four times as long.
+    A fast pace with a hand-over pause deals thousands of hands that stay in order; 0 (the
+    default) keeps one pace for every action.
     """
 
-    def __init__(self, pace: float, stop: threading.Event | None = None) -> None:
-        if pace < 0:
-            raise ValueError("pace cannot be negative")
+    def __init__(self, pace: float, stop: threading.Event | None = None,
+                 handover: float = 0.0) -> None:
+        if pace < 0 or handover < 0:
+            raise ValueError("pace and hand-over pause cannot be negative")
         self.pace = pace
+        self.handover = handover
+        self._last_device: str | None = None
         self.stop = stop or threading.Event()
         self._go = threading.Event()
         self._go.set()
@@ -61,9 +76,12 @@ class Pacer:
         """True while the dealer stands still at a hold."""
         return self._waiting
 
-    def step(self) -> None:
-        """Wait out the pace, then any hold; a hold placed during the pace applies at once."""
-        deadline = time.monotonic() + self.pace
+    def step(self, device: str | None = None, *, boundary: bool = False) -> None:
+        """Wait out the pace, then any hold; a hold placed during the pace applies at once.
+
+        ``device``: the device this action is seen by, for the hand-over pause.
+        """
+        deadline = time.monotonic() + self.pause_before(device, boundary)
         while not self.stop.is_set():
             hold_at = self._hold_at
             if hold_at is not None and self.steps >= hold_at:
@@ -81,6 +99,16 @@ class Pacer:
                 break
             self.stop.wait(min(left, 0.05))
         self.steps += 1
+
+
+    def pause_before(self, device: str | None, boundary: bool = False) -> float:
+        """Seconds to wait before an action seen by ``device`` (remembered as the last)."""
+        if device is None:
+            return self.pace
+        last, self._last_device = self._last_device, device
+        if last is None or last == device or not PERSONS & {last, device}:
+            return self.pace
+        return max(self.pace, self.handover * (4 if boundary else 1))
 
 
 class Felt:
@@ -120,7 +148,7 @@ class Felt:
 
     def deal(self, uid: str, zone: str, face: str = "D") -> None:
         """Take the top card of the shoe and put it in ``zone``."""
-        self.pacer.step()
+        self.pacer.step("cards")
         with self._lock:
             if uid in self._card_zone:
                 raise ValueError(f"card {uid} is already out, in {self._card_zone[uid]}")
@@ -130,13 +158,13 @@ class Felt:
             self._card_zone[uid] = zone
 
     def move_card(self, uid: str, zone: str) -> None:
-        self.pacer.step()
+        self.pacer.step("cards")
         with self._lock:
             self._move_locked(uid, zone)
 
     def move_cards(self, uids: Iterable[str], zone: str) -> None:
         """Several cards in one motion (a folded hand thrown in, a board swept up)."""
-        self.pacer.step()
+        self.pacer.step("cards")
         with self._lock:
             for uid in uids:
                 self._move_locked(uid, zone)
@@ -151,7 +179,7 @@ class Felt:
 
     def pick_up(self, uids: Iterable[str]) -> None:
         """Take cards off the felt into the dealer's hand (to build a new pack): DEP only."""
-        self.pacer.step()
+        self.pacer.step("cards")
         with self._lock:
             for uid in uids:
                 self._cards.send("DEP", self._card_zone.pop(uid), uid)
@@ -162,7 +190,7 @@ class Felt:
         The pack may hold cards the felt no longer tracks (picked up) and cards that never
         left the shoe (the bottom card); none of them may still lie on the felt.
         """
-        self.pacer.step()
+        self.pacer.step("shoe")
         with self._lock:
             out = [u for u in uids if u in self._card_zone]
             if out:
@@ -192,7 +220,7 @@ class Felt:
         """A zone's chips changed: report its complete inventory."""
         if len(uids) > MAX_ZONE_CHIPS:
             raise ValueError(f"{len(uids)} chips in {zone}; colour up first")
-        self.pacer.step()
+        self.pacer.step("chips")
         with self._lock:
             self._chip_zone[zone] = list(uids)
             self._chips.send("CHIPS", zone, " ".join(uids))
@@ -210,5 +238,5 @@ class Felt:
     # console ---------------------------------------------------------------------------------
 
     def press(self, name: str, *args: str) -> None:
-        self.pacer.step()
+        self.pacer.step("console", boundary=name == "NEWHAND")
         self._console.send("BTN", name, *args)

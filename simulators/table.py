@@ -89,6 +89,7 @@ class VirtualTable:
         button: int | None = None,
         seed: int | None = None,
         pace: float = 0.0,
+        handover: float = 0.0,
         rng: random.Random | None = None,
         deck_order: Sequence[str] | None = None,
         fold_probability: float = 0.15,
@@ -138,6 +139,7 @@ class VirtualTable:
             seats,
             rng=rng if rng is not None else random.Random(seed),
             pace=pace,
+            handover=handover,
             habits=habits,
         )
         """The deck, chips, stacks, felt and button both games deal with."""

@@ -50,6 +50,8 @@ class VirtualTableRig:
 
     With a ``recorder`` the devices write into it instead of ptys or TCP servers: every frame,
     in order, in memory (``device_urls`` then name ``memory://<device>``).
+    ``pace`` is the time between the dealer's actions, ``handover`` the least time where a
+    person's action hands over to another device (see ``Pacer``).
     ``limit``, ``ante``, ``ante_mode``, ``aggression``, ``all_in_share``, ``variant`` and
     ``second_round_all_check`` go to the table (see ``VirtualTable``).
     """
@@ -67,6 +69,7 @@ class VirtualTableRig:
         button: int | None = None,
         seed: int | None = None,
         pace: float = 0.5,
+        handover: float = 0.0,
         fold_probability: float = 0.15,
         deck_order: Sequence[str] | None = None,
         heartbeat: float | None = 1.0,
@@ -122,6 +125,7 @@ class VirtualTableRig:
                 big_blind=big_blind,
                 button=button,
                 pace=pace,
+                handover=handover,
                 rng=rng,
                 deck_order=deck_order,
                 fold_probability=fold_probability,

@@ -1,26 +1,31 @@
 """The equity worker: win probabilities computed beside the pipeline, never in its way.
 
 The core asks for the figures of a hand state on ``Output.work``; the service hands the
-requests to this worker, which computes them on its own thread (numpy releases the
-interpreter while it counts boards, so the pipeline thread runs on) and puts the result on
-the service's input queue as an ``EquityResult``. From there it is journalled and applied like
-every input, and the core publishes it only if the hand is still in that state.
+requests to this worker, whose thread passes them to the equity process
+(``tablesvc.pipeline.equity_process``: the engine, numpy and its tables, in a process of its
+own at a lower priority) and puts each answer on the service's input queue as an
+``EquityResult``. From there it is journalled and applied like every input, and the core
+publishes it only if the hand is still in that state.
 
 Only the newest request is worth computing: each one supersedes the one before (a later card
 or fold changed the state), and the core would drop the older result anyway.
 
-The engine (``tablesvc.equity``: numpy and about 40 MB of lookup tables) is imported by the
-worker's thread when it starts, so a service with ``[broadcast] equity = false`` never loads
-it: on a small box that is a third of the service's memory.
+The process is started when the worker starts, which only a service with
+``[broadcast] equity = true`` does; should it end, it is started again (at most
+``RESTARTS`` times, then the table goes on without win probabilities, said once in the log).
+Nothing the process does can hold the pipeline: this thread waits on a pipe, the interpreter
+lock is free meanwhile.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 from typing import Any
 
 import structlog
@@ -31,11 +36,10 @@ from tablesvc.pipeline.clock import stamp
 
 log = structlog.get_logger("tablesvc.pipeline.equity")
 
-NICE = 10
-
 
 class EquityWorker:
-    """One thread computing the latest request; ``deliver`` receives each result."""
+    """One thread passing the latest request to the equity process; ``deliver`` receives each
+    result."""
 
     def __init__(self, deliver: Callable[[EquityResult], None], *,
                  exact_limit: int, samples: int) -> None:
@@ -45,7 +49,14 @@ class EquityWorker:
         self._latest: EquityRequest | None = None
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="equity", daemon=True)
+        self._engine: _Engine | None = None
         self.computed = 0
+
+    @property
+    def process_id(self) -> int | None:
+        """The equity process's pid while one runs (what an operator sees in ``ps``)."""
+        engine = self._engine
+        return engine.proc.pid if engine is not None and engine.proc.poll() is None else None
 
     def start(self) -> None:
         self._thread.start()
@@ -65,16 +76,33 @@ class EquityWorker:
             self._thread.join(10)
 
     def _run(self) -> None:
-        _lower_priority()
-        try:
-            from tablesvc.equity import compute, warm_up
+        restarts = 0
+        while not self._stop:
+            try:
+                engine = self._engine = _Engine.start(self.options)
+            except OSError as exc:
+                log.error("equity process could not be started; no win probabilities",
+                          error=str(exc))
+                return
+            try:
+                if not engine.ready(lambda: self._stop):
+                    return
+                self._serve(engine)
+                return
+            except (EOFError, OSError):
+                engine.close()
+                restarts += 1
+                if restarts > RESTARTS:
+                    log.error("equity process keeps ending; no win probabilities until the "
+                              "service restarts", exit=engine.exit_code())
+                    return
+                log.warning("equity process ended; starting it again", exit=engine.exit_code())
+                time.sleep(min(5.0, 0.5 * restarts))
+            finally:
+                engine.close()
 
-            warm_up()  # the tables, before the first hand needs them
-        except Exception:
-            log.exception("equity tables could not be built; no win probabilities")
-            return
-        give_back = _trimmer()
-        give_back()
+    def _serve(self, engine: _Engine) -> None:
+        """Until stopped: the latest request to the process, its answer to the service."""
         while True:
             with self._cond:
                 while self._latest is None and not self._stop:
@@ -83,46 +111,83 @@ class EquityWorker:
                 if self._stop or request is None:
                     return
             try:
-                figures = compute(request, **self.options)
-            except Exception as exc:  # never the pipeline's problem; no card in the log
+                reply = engine.ask(request, lambda: self._stop)
+            except (EOFError, OSError):
+                with self._cond:  # the next process answers it, unless a newer one came
+                    if self._latest is None:
+                        self._latest = request
+                raise
+            if reply is None:  # stopped while it counted
+                return
+            if reply[0] != "ok":  # no card in the log: the hand, the street, the error type
                 log.error("equity not computed", hand=request.hand, street=request.street,
-                          error=type(exc).__name__)
+                          error=reply[1])
                 continue
             ts, ms = stamp()
             self.computed += 1
-            self.deliver(EquityResult(ts, ms, request.hand, request.version, figures))
-            give_back()
+            self.deliver(EquityResult(ts, ms, request.hand, request.version, reply[1]))
 
 
-def _trimmer() -> Callable[[], None]:
-    """What gives the engine's scratch memory back to the system (glibc's ``malloc_trim``).
-
-    Building the tables, and each exact pre-flop count, take tens of megabytes of numpy
-    arrays for a moment; glibc keeps what they freed in the process's heap, so the service's
-    resident memory would stay at its highest mark (about 10 MB above what it holds). Trimming
-    after each figure costs well under a millisecond on this thread. Elsewhere than glibc,
-    nothing."""
-    name = ctypes.util.find_library("c")
-    try:
-        trim = ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
-        trim = None
-    if trim is None:
-        return lambda: None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-
-    def give_back() -> None:
-        trim(0)
-
-    return give_back
+RESTARTS = 3
+"""How often an equity process that ended is started again before the table goes on without."""
+POLL_S = 0.1
+"""How often a wait for the process looks whether the service is stopping."""
 
 
-def _lower_priority() -> None:
-    """Run this thread at a lower priority (nice +10, Linux): when the box is busy, the port
-    readers and the pipeline, which track the cards, come first; the broadcast's figures wait.
-    numpy releases the interpreter while it counts, so the thread rarely holds it when it
-    waits for the processor."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
-    except (AttributeError, OSError) as exc:  # not Linux, or not allowed: run as we are
-        log.info("equity worker keeps its priority", reason=str(exc))
+class _Engine:
+    """The equity process and the two pipes to it."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], to: Connection, back: Connection) -> None:
+        self.proc, self._to, self._back = proc, to, back
+
+    @classmethod
+    def start(cls, options: dict[str, Any]) -> _Engine:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tablesvc.pipeline.equity_process",
+             str(options["exact_limit"]), str(options["samples"])],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        # the connections own copies of the pipes' ends: closing ``to`` is the process's EOF
+        to = Connection(os.dup(proc.stdin.fileno()), readable=False)
+        back = Connection(os.dup(proc.stdout.fileno()), writable=False)
+        proc.stdin.close()
+        proc.stdout.close()
+        return cls(proc, to, back)
+
+    def ready(self, stopping: Callable[[], bool]) -> bool:
+        """Wait until the tables are built; False if stopping or they could not be."""
+        reply = self._receive(stopping)
+        if reply is None:
+            return False
+        if reply[0] != "ready":
+            log.error("equity tables could not be built; no win probabilities",
+                      error=str(reply[1:]))
+            return False
+        return True
+
+    def ask(self, request: EquityRequest,
+            stopping: Callable[[], bool]) -> tuple[Any, ...] | None:
+        self._to.send(request)
+        return self._receive(stopping)
+
+    def _receive(self, stopping: Callable[[], bool]) -> tuple[Any, ...] | None:
+        while not self._back.poll(POLL_S):
+            if stopping():
+                return None
+            if self.proc.poll() is not None:
+                raise EOFError("the equity process ended")
+        reply: tuple[Any, ...] = self._back.recv()
+        return reply
+
+    def exit_code(self) -> int | None:
+        return self.proc.poll()
+
+    def close(self) -> None:
+        """Close its input (it ends by itself), then make sure it did."""
+        for conn in (self._to, self._back):
+            conn.close()
+        try:
+            self.proc.wait(2)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()

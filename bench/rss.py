@@ -9,7 +9,8 @@ before a NEWHAND), as no player bets a millisecond after the dealer's button: fr
 devices written closer than that reach the service's per-device readers in either order, the
 hands turn irregular and the alerts they leave open would be measured instead of the
 service (a uniform 2 ms pace left 16,000 alerts in 2,300 hands). The service's resident set
-(``VmRSS`` in ``/proc/<pid>/status``) is sampled every second against the hands finished so
+(``VmRSS`` in ``/proc/<pid>/status``), and apart from it its equity process's, is sampled
+every second against the hands finished so
 far; the figures are the RSS once warm, at the end, the peak, and the slope over the second
 half of the run (a leak shows as a steady slope; a flat line is the target). As on a staffed
 floor, every critical alert is acknowledged as it comes, so that a hand turned irregular (a
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -57,10 +59,12 @@ class RssResult:
     raised: dict[str, int] = field(default_factory=dict)
     """Warning and critical alerts raised, by name: a clean run raises none."""
     open_alerts: int = 0
+    """Alerts left open at the end: critical ones are acknowledged as they come, so a run
+    ends with none unless the last acknowledgements were still on their way."""
     open_names: dict[str, int] = field(default_factory=dict)
     """The open alerts by name: what turned irregular, if anything."""
-    """Alerts left open at the end (nobody acknowledges them here): a clean run has few; many
-    mean the hands turned irregular, and the retained state grows with them."""
+    helper_samples: list[tuple[int, float]] = field(default_factory=list)
+    """(hands finished, RSS in MB) of the service's child processes (the equity process)."""
 
     @property
     def warm_mb(self) -> float:
@@ -101,6 +105,17 @@ def rss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+def children_rss_mb(pid: int) -> float:
+    """The resident sets of ``pid``'s child processes, summed (0 when it has none)."""
+    total = 0.0
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                for child in f.read().split():
+                    total += rss_mb(int(child)) or 0.0
+    return total
 
 
 def _config(d: Path, rig: VirtualTableRig, port: int, equity: bool) -> Path:
@@ -172,8 +187,11 @@ def run(hands: int, root: Path = ROOT, quiet: bool = False, equity: bool = True)
                     break
                 done = ended[0]
                 result.samples.append((done, mb))
+                helpers = children_rss_mb(proc.pid)
+                result.helper_samples.append((done, helpers))
                 if not quiet and done >= next_print:
-                    print(f"  {done:6d} hands: RSS {mb:.1f} MB", flush=True)
+                    print(f"  {done:6d} hands: RSS {mb:.1f} MB, its equity process "
+                          f"{helpers:.1f} MB", flush=True)
                     next_print += max(500, hands // 10)
                 if done != last:
                     last, quiet_since = done, time.monotonic()
@@ -211,3 +229,8 @@ def print_result(r: RssResult) -> None:
           + (f" {r.open_names}" if r.open_names else "")
           + f"; {sum(r.raised.values())} alerts raised" + (f" {r.raised}" if r.raised else "")
           + (f"; problem: {r.problem}" if r.problem else ""))
+    if any(mb for _, mb in r.helper_samples):
+        mark = max(100, r.hands // 10)
+        warm = next((mb for h, mb in r.helper_samples if h >= mark), 0.0)
+        print(f"its equity process: warm {warm:.1f} MB, end {r.helper_samples[-1][1]:.1f} MB, "
+              f"peak {max(mb for _, mb in r.helper_samples):.1f} MB")

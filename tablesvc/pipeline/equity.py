@@ -145,7 +145,8 @@ class _Engine:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tablesvc.pipeline.equity_process",
              str(options["exact_limit"]), str(options["samples"])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
+            start_new_session=True)  # a Ctrl-C in the terminal is the service's to handle
         assert proc.stdin is not None and proc.stdout is not None
         # the connections own copies of the pipes' ends: closing ``to`` is the process's EOF
         to = Connection(os.dup(proc.stdin.fileno()), readable=False)

@@ -15,8 +15,10 @@ the kernel while it held the lock, and the pipeline then waited for it: on a bus
 the events of a table fell seconds behind. Here the kernel's priorities alone decide, and the
 service's memory holds neither numpy nor the tables.
 
-It ends when its input closes (the service stopped or died) and holds no state between
-requests. Hole cards cross only the anonymous pipes between the two processes.
+It ends when its input closes (the service stopped or died), not on a stop signal (systemd
+sends one to every process of the unit; a Ctrl-C reaches the whole terminal's group, which it
+has left), and holds no state between requests. Hole cards cross only the anonymous pipes
+between the two processes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import signal
 import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -34,6 +37,10 @@ NICE = 10
 
 
 def main(argv: list[str]) -> int:
+    # the service ends it by closing its input, once the pipeline has stopped; a stop signal
+    # for the whole unit (systemd signals every process of it) must not end it first
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exact_limit, samples = int(argv[0]), int(argv[1])
     requests = Connection(os.dup(0), writable=False)
     answers = Connection(os.dup(1), readable=False)

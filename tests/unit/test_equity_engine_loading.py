@@ -69,3 +69,27 @@ def test_an_equity_process_that_dies_is_started_again_and_answers() -> None:
         "assert ask(2).hand == 2  # answered by a new process\n"
         "assert w.process_id not in (None, first)\n"
         "w.stop()")
+
+
+def test_a_stop_signal_for_the_whole_unit_leaves_the_equity_process_to_the_service() -> None:
+    # systemd sends SIGTERM to every process of the unit: the equity process must go on
+    # answering until the service, stopping in order, closes its input
+    _modules_after(
+        "import os, queue, signal, time\n"
+        "from tablesvc.core.requests import EquityRequest\n"
+        "from tablesvc.pipeline.equity import EquityWorker\n"
+        "results = queue.Queue()\n"
+        "w = EquityWorker(results.put, exact_limit=6_000_000, samples=60_000)\n"
+        "w.start()\n"
+        "def ask(hand):\n"
+        "    w.submit([EquityRequest(hand=hand, version=1, variant='holdem', street='turn',"
+        " holes=((1, ('As', 'Ad')), (2, ('Kc', 'Kd'))), board=('2c', '7h', '9s', 'Qd'))])\n"
+        "    return results.get(timeout=60)\n"
+        "assert ask(1).hand == 1\n"
+        "pid = w.process_id\n"
+        "os.kill(pid, signal.SIGTERM)\n"
+        "os.kill(pid, signal.SIGINT)\n"
+        "time.sleep(0.5)\n"
+        "assert ask(2).hand == 2\n"
+        "assert w.process_id == pid  # the same process answered\n"
+        "w.stop()")

@@ -23,6 +23,7 @@ between the two processes.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -52,11 +53,15 @@ def main(argv: list[str]) -> int:
 
         warm_up()
     except Exception as exc:  # the service logs it; no win probabilities then
-        answers.send(("failed", f"{type(exc).__name__}: {exc}"))
+        with contextlib.suppress(OSError):
+            answers.send(("failed", f"{type(exc).__name__}: {exc}"))
         return 1
     give_back = _trimmer()
     give_back()
-    answers.send(("ready",))
+    try:
+        answers.send(("ready",))
+    except OSError:  # the service ended while the tables were built
+        return 0
     while True:
         try:
             request = requests.recv()
@@ -69,7 +74,7 @@ def main(argv: list[str]) -> int:
             reply = ("error", type(exc).__name__)
         try:
             answers.send(reply)
-        except (BrokenPipeError, OSError):
+        except OSError:  # the service ended while it counted
             return 0
         give_back()
 

@@ -11,6 +11,20 @@ from __future__ import annotations
 import subprocess
 import sys
 
+WORKER = (
+    "import os, queue, signal, time\n"
+    "from tablesvc.core.requests import EquityRequest\n"
+    "from tablesvc.pipeline.equity import EquityWorker\n"
+    "results = queue.Queue()\n"
+    "w = EquityWorker(results.put, exact_limit=6_000_000, samples=60_000)\n"
+    "w.start()\n"
+    "def ask(hand):\n"
+    "    w.submit([EquityRequest(hand=hand, version=1, variant='holdem', street='turn',"
+    " holes=((1, ('As', 'Ad')), (2, ('Kc', 'Kd'))), board=('2c', '7h', '9s', 'Qd'))])\n"
+    "    return results.get(timeout=60)\n"
+)
+"""A script's start: an equity worker of its own, and ``ask(hand)`` for its figures."""
+
 
 def _modules_after(code: str) -> set[str]:
     out = subprocess.run(
@@ -28,18 +42,10 @@ def test_service_and_its_commands_load_without_the_equity_engine() -> None:
 
 def test_a_started_worker_answers_from_its_process_without_loading_the_engine_itself() -> None:
     loaded = _modules_after(
-        "import queue\n"
-        "from tablesvc.core.requests import EquityRequest\n"
-        "from tablesvc.pipeline.equity import EquityWorker\n"
-        "results = queue.Queue()\n"
-        "w = EquityWorker(results.put, exact_limit=6_000_000, samples=60_000)\n"
-        "w.start()\n"
-        "w.submit([EquityRequest(hand=1, version=1, variant='holdem', street='flop',"
-        " holes=((1, ('As', 'Ad')), (2, ('Kc', 'Kd'))), board=('2c', '7h', '9s'))])\n"
-        "r = results.get(timeout=60)\n"
+        WORKER +
+        "r = ask(1)\n"
         "assert [s['seat'] for s in r.figures['seats']] == [1, 2]\n"
-        "assert r.figures['seats'][0]['win'] > 90  # aces against kings on a dry flop\n"
-        "import os\n"
+        "assert r.figures['seats'][0]['win'] > 90  # aces against kings, the turn a queen\n"
         "pid = w.process_id\n"
         "assert pid is not None and pid != os.getpid()\n"
         "w.stop()\n"
@@ -53,17 +59,8 @@ def test_a_started_worker_answers_from_its_process_without_loading_the_engine_it
 
 def test_an_equity_process_that_dies_is_started_again_and_answers() -> None:
     _modules_after(
-        "import os, queue, signal, time\n"
-        "from tablesvc.core.requests import EquityRequest\n"
-        "from tablesvc.pipeline.equity import EquityWorker\n"
-        "results = queue.Queue()\n"
-        "w = EquityWorker(results.put, exact_limit=6_000_000, samples=60_000)\n"
-        "w.start()\n"
-        "def ask(hand):\n"
-        "    w.submit([EquityRequest(hand=hand, version=1, variant='holdem', street='turn',"
-        " holes=((1, ('As', 'Ad')), (2, ('Kc', 'Kd'))), board=('2c', '7h', '9s', 'Qd'))])\n"
-        "    return results.get(timeout=60)\n"
-        "assert ask(1).hand == 1\n"
+        WORKER +
+                "assert ask(1).hand == 1\n"
         "first = w.process_id\n"
         "os.kill(first, signal.SIGKILL)  # the kernel's OOM killer, say\n"
         "assert ask(2).hand == 2  # answered by a new process\n"
@@ -75,17 +72,8 @@ def test_a_stop_signal_for_the_whole_unit_leaves_the_equity_process_to_the_servi
     # systemd sends SIGTERM to every process of the unit: the equity process must go on
     # answering until the service, stopping in order, closes its input
     _modules_after(
-        "import os, queue, signal, time\n"
-        "from tablesvc.core.requests import EquityRequest\n"
-        "from tablesvc.pipeline.equity import EquityWorker\n"
-        "results = queue.Queue()\n"
-        "w = EquityWorker(results.put, exact_limit=6_000_000, samples=60_000)\n"
-        "w.start()\n"
-        "def ask(hand):\n"
-        "    w.submit([EquityRequest(hand=hand, version=1, variant='holdem', street='turn',"
-        " holes=((1, ('As', 'Ad')), (2, ('Kc', 'Kd'))), board=('2c', '7h', '9s', 'Qd'))])\n"
-        "    return results.get(timeout=60)\n"
-        "assert ask(1).hand == 1\n"
+        WORKER +
+                "assert ask(1).hand == 1\n"
         "pid = w.process_id\n"
         "os.kill(pid, signal.SIGTERM)\n"
         "os.kill(pid, signal.SIGINT)\n"

@@ -9,6 +9,9 @@ event (``card_dealt``, ``burn``, ``board``) whose arrival is timed against the w
 Each rate is measured beside its own baselines, taken just before and just after it on the
 same disk and broker (``bench.baselines``): the event waits for one journal sync and crosses
 the broker once, so its p99 should be within ``fdatasync p99 + broker round trip p99 + 2 ms``.
+Beside them, the syncs the service itself made during the rate (read from its metrics
+endpoint, ``tablesvc_journal_sync_seconds``): a slow one holds every frame that arrives while
+it runs, so at a fast rate a few slow syncs make many late events.
 
 The benchmark never aborts: an event that does not arrive is reported as lost, a service that
 does not come up is reported as such, and the figures of what did arrive are printed anyway.
@@ -24,6 +27,7 @@ import tempfile
 import threading
 import time
 import tty
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -32,12 +36,13 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.baselines import Spread, broker_rtt_ms, fdatasync_ms, spread
 from bench.service import stop
 from bench.streams import BLIND, Stream, bench_chips, bench_deck
 from drivers.tsp import SEQ_MOD, Frame, decode, encode
-from tablesvc.brokers.mosquitto import Mosquitto
+from tablesvc.brokers.mosquitto import Mosquitto, free_port
 
 DEVICES = ("shoe", "cards", "chips", "console")
 ALERTS = 200
@@ -52,6 +57,33 @@ HUMAN = frozenset({"console", "chips"})
 """Devices whose frames are a person's action (a bet, a check, the dealer's buttons)."""
 HANDOVER_PAUSE_S = 0.005
 NEWHAND_PAUSE_S = 0.02
+SLOW_S = (0.002, 0.005, 0.02)
+"""Sync durations (bucket bounds of the service's histogram) whose exceedances are counted."""
+
+
+@dataclass
+class Syncs:
+    """Disk syncs in a stretch of time: how many, and how many took longer than each of
+    ``SLOW_S``."""
+
+    n: int
+    over: dict[float, int]
+
+    def __str__(self) -> str:
+        if not self.n:
+            return "none"
+        return f"{self.n:,}; " + ", ".join(
+            f"over {b * 1000:g} ms: {k} ({k / self.n:.2%})" for b, k in self.over.items())
+
+    @classmethod
+    def of_samples(cls, ms: Sequence[float]) -> Syncs:
+        return cls(len(ms), {b: sum(1 for x in ms if x > b * 1000) for b in SLOW_S})
+
+    @classmethod
+    def between(cls, before: dict[float, int], after: dict[float, int]) -> Syncs:
+        """From two readings of the cumulative histogram (upper bound -> count)."""
+        n = after[float("inf")] - before.get(float("inf"), 0)
+        return cls(n, {b: n - (after[b] - before.get(b, 0)) for b in SLOW_S})
 
 
 @dataclass
@@ -64,6 +96,9 @@ class RateResult:
     fdatasync: Spread
     broker_rtt: Spread
     rtt_lost: int
+    service_syncs: Syncs | None = None
+    """The journal syncs the service made during the rate (None: its endpoint did not answer)."""
+    baseline_syncs: Syncs | None = None
 
     @property
     def lost(self) -> int:
@@ -86,7 +121,7 @@ class LatencyResult:
     problem: str | None = None
 
 
-def _config(d: Path, port: int, equity: bool = True) -> Path:
+def _config(d: Path, port: int, metrics_port: int, equity: bool = True) -> Path:
     players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = 1000000000\n'
                       for s in range(1, 11))
     (d / "chips.json").write_text(json.dumps({"chips": bench_chips()}))
@@ -96,7 +131,8 @@ def _config(d: Path, port: int, equity: bool = True) -> Path:
                    f"[game]\nsmall_blind = {BLIND}\nbig_blind = {BLIND}\n{devices}{players}"
                    f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{d / "store"}"\n'
                    f'[registry]\ndecks = "{d / "decks"}"\nchips = "{d / "chips.json"}"\n'
-                   f'[broadcast]\nequity = {"true" if equity else "false"}\n')
+                   f'[broadcast]\nequity = {"true" if equity else "false"}\n'
+                   f"[metrics]\nport = {metrics_port}\n")
     return cfg
 
 
@@ -255,6 +291,18 @@ def _play(feeder: Feeder, col: Collector, hands: Iterator[tuple[str, bytes, Key 
     return keys, frames, time.perf_counter() - start
 
 
+def _service_syncs(port: int) -> dict[float, int] | None:
+    """The service's journal sync histogram (upper bound in s -> syncs at most that long)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+            text = r.read().decode()
+    except OSError:
+        return None
+    return {float(s.labels["le"]): int(s.value)
+            for fam in text_string_to_metric_families(text) for s in fam.samples
+            if s.name == "tablesvc_journal_sync_seconds_bucket"} or None
+
+
 def _baselines(storage: Path, port: int) -> tuple[list[float], list[float], int]:
     sync = fdatasync_ms(storage, BASELINE_SAMPLES)
     rtt = broker_rtt_ms(port, BASELINE_SAMPLES)
@@ -281,7 +329,8 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
             tty.setraw(s)
             os.symlink(os.ttyname(s), d / name)
             masters[name] = m
-        cfg = _config(d, broker.port, equity)
+        metrics_port = free_port()
+        cfg = _config(d, broker.port, metrics_port, equity)
         col = Collector()
         sub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
                           protocol=mqtt.MQTTv5)
@@ -305,13 +354,18 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
             pending: list[tuple[str, bytes, Key | None]] = []
             for rate in rates:
                 sync, rtt, rtt_lost = _baselines(d / "store", broker.port)
+                before = _service_syncs(metrics_port)
                 keys, frames, took = _play(feeder, col, hands, pending, rate, seconds, timed,
                                            cap_s=max(seconds, 600.0))
                 _wait(lambda k=keys: col.missing(k) == 0, GRACE_S)
+                after = _service_syncs(metrics_port)
                 sync2, rtt2, rtt_lost2 = _baselines(d / "store", broker.port)
                 r = RateResult(rate, frames / took, frames, len(keys),
                                spread(col.latencies(keys)), spread(sync + sync2),
-                               spread(rtt + rtt2), rtt_lost + rtt_lost2)
+                               spread(rtt + rtt2), rtt_lost + rtt_lost2,
+                               None if before is None or after is None
+                               else Syncs.between(before, after),
+                               Syncs.of_samples(sync + sync2))
                 result.rates.append(r)
                 if not quiet:
                     print_rate(r)
@@ -355,8 +409,15 @@ def print_rate(r: RateResult) -> None:
     print(f"  baselines in the same run: fdatasync {r.fdatasync}; "
           f"broker QoS 1 round trip {r.broker_rtt}"
           + (f", {r.rtt_lost} lost" if r.rtt_lost else ""))
+    print(f"  the service's own journal syncs meanwhile: "
+          f"{r.service_syncs or 'not read (metrics endpoint)'}; the bare baseline's: "
+          f"{r.baseline_syncs}")
     print(f"  target p99 <= {r.fdatasync.p99:.2f} + {r.broker_rtt.p99:.2f} + 2 = "
           f"{r.target_ms:.2f} ms: {verdict}")
+
+
+def _share(syncs: Syncs | None, bound: float = 0.005) -> str:
+    return "?" if syncs is None or not syncs.n else f"{syncs.over[bound] / syncs.n:.2%}"
 
 
 def summary(runs: Sequence[LatencyResult]) -> None:
@@ -378,6 +439,8 @@ def summary(runs: Sequence[LatencyResult]) -> None:
               f"lost {sum(r.lost for r in rs)} of {sum(r.sent for r in rs)}")
         print("  per run p99 / target: " + ", ".join(
             f"{r.latency.p99:.1f}/{r.target_ms:.1f}" for r in rs))
+        print("  per run, journal syncs over 5 ms, the service / the bare baseline: " + ", ".join(
+            f"{_share(r.service_syncs)}/{_share(r.baseline_syncs)}" for r in rs))
     problems = [run.problem for run in runs if run.problem]
     if problems:
         print(f"{len(problems)} run(s) reported a problem")

@@ -30,11 +30,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tablesvc.core.inputs import FrameIn, Input, input_from_record, record_of
+from tablesvc.pipeline.durations import SYNC_BUCKETS, Durations
 
 JOURNAL_DIR = "journal"
 """The segments' folder in the storage dir."""
@@ -410,6 +412,8 @@ class Journal:
         self._offset = 0
         self._size = 0
         self.appended = 0
+        self.syncs = Durations(SYNC_BUCKETS)
+        """How long each batch's sync took: the one wait between a frame and its event."""
         segments = list_segments(folder)
         last = segments[-1] if segments else None
         if last is not None and last[0] != LEGACY_SEGMENT and self._reopen(*last):
@@ -504,7 +508,9 @@ class Journal:
             n = os.pwrite(self._fd, view, self._offset)
             self._offset += n
             view = view[n:]
+        began = time.perf_counter()
         os.fdatasync(self._fd)
+        self.syncs.record(time.perf_counter() - began)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -19,10 +19,16 @@ from wsgiref.simple_server import WSGIServer
 
 import structlog
 from prometheus_client import start_http_server
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from tablesvc.core.table import TableCore
+from tablesvc.pipeline.durations import Durations
 from tablesvc.pipeline.publisher import Publisher
 
 log = structlog.get_logger("tablesvc.pipeline.metrics")
@@ -51,6 +57,7 @@ class Service(Protocol):
     @property
     def stats(self) -> Counts: ...
     def outbox_depth(self) -> int: ...
+    def journal_syncs(self) -> Durations | None: ...
 
 
 class ServiceCollector(Collector):
@@ -107,6 +114,16 @@ class ServiceCollector(Collector):
         yield GaugeMetricFamily("tablesvc_recovery_seconds", "How long the last start took "
                                 "to rebuild the state from the journal",
                                 value=svc.stats.recovery_s)
+        syncs = svc.journal_syncs()
+        if syncs is not None:
+            yield HistogramMetricFamily(
+                "tablesvc_journal_sync_seconds", "How long each batch's journal sync took: every "
+                "event waits for one, so a slow disk shows here first",
+                buckets=[(_le(b), n) for b, n in syncs.cumulative()], sum_value=syncs.total)
+
+
+def _le(bound: float) -> str:
+    return "+Inf" if bound == float("inf") else repr(bound)
 
 
 def start_endpoint(service: Service, address: str, port: int) -> WSGIServer:

@@ -42,6 +42,7 @@ from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline import checkpoint
 from tablesvc.pipeline.checkpoint import CHECKPOINT_DIR, Basis, table_definition
 from tablesvc.pipeline.clock import now_ms, stamp
+from tablesvc.pipeline.durations import Durations
 from tablesvc.pipeline.equity import EquityWorker
 from tablesvc.pipeline.files import private_storage, write_private
 from tablesvc.pipeline.journal import (
@@ -336,6 +337,11 @@ class Service:
             return self.outbox.unacked_count()
         except sqlite3.Error:
             return -1
+
+    def journal_syncs(self) -> Durations | None:
+        """The journal's sync times so far, for the metrics endpoint (None until the
+        pipeline has the journal)."""
+        return self.journal.syncs if self.journal is not None else None
 
     def _on_command(self, name: str, body: dict[str, Any]) -> None:
         """A command whose bytes passed intake (``tablesvc.pipeline.intake``): journalled as

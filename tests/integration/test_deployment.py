@@ -98,7 +98,7 @@ def test_run_on_storage_it_cannot_use_exits_2_naming_the_file(
         done.stderr)
 
 
-def test_the_metrics_endpoint_reports_frames_events_alerts_hands_and_the_outbox(
+def test_the_metrics_endpoint_reports_frames_events_alerts_hands_the_outbox_and_disk_syncs(
         tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
@@ -132,6 +132,11 @@ def test_the_metrics_endpoint_reports_frames_events_alerts_hands_and_the_outbox(
     assert m[("tablesvc_inflight", ())] >= 0
     assert m[("tablesvc_broker_connected", ())] == 1
     assert ("tablesvc_recovery_seconds", ()) in m
+    # the disk's syncs, each one a wait of every event behind it
+    syncs = m[("tablesvc_journal_sync_seconds_count", ())]
+    assert syncs >= 1
+    assert m[("tablesvc_journal_sync_seconds_bucket", (("le", "+Inf"),))] == syncs
+    assert m[("tablesvc_journal_sync_seconds_sum", ())] > 0
 
 
 def test_each_port_event_is_one_log_line_and_info_alerts_are_logged_at_info(

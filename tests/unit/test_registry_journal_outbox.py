@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 import typing
 from pathlib import Path
@@ -24,6 +25,8 @@ from tablesvc.core.inputs import (
     parse_ts,
     record_of,
 )
+from tablesvc.pipeline import durations
+from tablesvc.pipeline.durations import Durations
 from tablesvc.pipeline.journal import (
     JOURNAL_DIR,
     LEGACY_NAME,
@@ -235,6 +238,30 @@ def test_a_segment_is_preallocated_so_appends_never_change_its_size(tmp_path: Pa
     journal.close()
     assert list(read_journal(segment)) == EVERY_INPUT
     assert segment.read_bytes()[len(data_of(segment)):] == bytes(64 * 1024 - len(data_of(segment)))
+
+
+def test_each_batch_made_durable_counts_one_sync_and_an_empty_commit_none(
+        tmp_path: Path) -> None:
+    # the metrics endpoint shows these: every event waits for exactly one of them
+    journal = Journal(tmp_path / "journal", segment_bytes=64 * 1024)
+    for inp in EVERY_INPUT[:3]:
+        journal.append(inp)
+        journal.commit()
+    journal.commit()  # nothing appended: nothing to wait for
+    assert journal.syncs.count == 3
+    assert journal.syncs.cumulative()[-1] == (float("inf"), 3)
+    assert journal.syncs.total > 0
+
+
+def test_the_sync_histogram_puts_each_duration_in_the_bucket_prometheus_would() -> None:
+    assert doctest.testmod(durations).failed == 0
+    d = Durations((0.001, 0.002))
+    for seconds in (0.001, 0.0011, 0.002, 5.0):  # a bound belongs to its own bucket ("le")
+        d.record(seconds)
+    assert d.cumulative() == [(0.001, 1), (0.002, 3), (float("inf"), 4)]
+    assert d.over(0.001) == 3
+    with pytest.raises(ValueError, match="increasing order"):
+        Durations((0.002, 0.001))
 
 
 def test_the_default_segment_is_64_mib() -> None:

@@ -6,6 +6,10 @@ printed beside these two, taken right before and after it on the same disk and b
 
 - ``fdatasync_ms``: a small append (one journal line) into a preallocated file in the storage
   directory, then ``os.fdatasync`` — the one disk sync an event waits for;
+- ``group_commit_ms``: the same appends and syncs at the arrivals of a rate's frames, each
+  line waiting for the sync that covers it while the next lines queue up for the next sync
+  (the journal's natural batching, without the service): at a fast rate a slow sync holds
+  every line that arrives during it, which one sync every 10 ms cannot show;
 - ``broker_rtt_ms``: a QoS 1 publish by one paho client until a second paho client subscribed
   at QoS 1 receives it — the last leg of an event's way, without the service.
 """
@@ -76,6 +80,69 @@ def fdatasync_ms(folder: Path, samples: int, pause_s: float = 0.01) -> list[floa
             out.append((time.perf_counter() - t) * 1000)
             time.sleep(pause_s)
     finally:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+    return out
+
+
+def sleep_until(target: float) -> None:
+    """Until ``time.perf_counter()`` reaches ``target``: a coarse sleep while far off, then
+    fine steps (no busy loop holding the GIL from the other threads of the process)."""
+    while (delay := target - time.perf_counter()) > 0:
+        time.sleep(delay - 0.002 if delay > 0.003 else min(delay, 0.0005))
+
+
+def group_commit_ms(folder: Path, arrivals: Sequence[float]) -> list[float]:
+    """For lines arriving at ``arrivals`` (seconds from the start), the time from each line's
+    arrival until the fdatasync that made it durable returned: one thread appends whatever
+    queued up and syncs, as the service's pipeline does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "baseline-group-commit.bin"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    pending: list[float] = []
+    cond = threading.Condition()
+    finished = False
+    out: list[float] = []
+
+    def commit() -> None:
+        offset = 0
+        while True:
+            with cond:
+                while not pending and not finished:
+                    cond.wait()
+                if not pending:
+                    return
+                batch = pending[:]
+                pending.clear()
+            data = LINE * len(batch)
+            if offset + len(data) > PREALLOCATED:
+                offset = 0
+            os.pwrite(fd, data, offset)
+            offset += len(data)
+            os.fdatasync(fd)
+            done = time.perf_counter()
+            out.extend((done - t) * 1000 for t in batch)
+
+    committer = threading.Thread(target=commit, name="group-commit", daemon=True)
+    try:
+        try:
+            os.posix_fallocate(fd, 0, PREALLOCATED)
+        except OSError:
+            os.ftruncate(fd, PREALLOCATED)
+        os.fsync(fd)
+        committer.start()
+        start = time.perf_counter()
+        for at in arrivals:
+            sleep_until(start + at)
+            with cond:
+                pending.append(time.perf_counter())
+                cond.notify()
+    finally:
+        with cond:
+            finished = True
+            cond.notify()
+        if committer.is_alive():
+            committer.join()
         os.close(fd)
         path.unlink(missing_ok=True)
     return out

@@ -6,9 +6,9 @@ its events from the journal and hand them all to the outbox again without doubli
 
 No event waits for the outbox. The pipeline hands its events to the publisher and ``post``s
 them here; the publisher ``post_acks`` what the broker acknowledged; this module's writer
-thread records both in batched transactions, in the order they were posted (so a message is
-always inserted before its acknowledgement). SQLite runs in WAL mode with
-``synchronous=NORMAL``: a commit is not synced. That is safe because the events are a
+thread records both in batched transactions, at most one every ``GATHER_S``, in the order
+they were posted (so a message is always inserted before its acknowledgement). SQLite runs in
+WAL mode with ``synchronous=NORMAL``: a commit is not synced. That is safe because the events are a
 deterministic function of the journal, which is synced before any event leaves: after a crash
 the service replays the journal, re-derives every event and adds those the outbox lacks
 (``high_seq`` says which), and the publisher sends whatever is not acknowledged — an event
@@ -35,6 +35,11 @@ OUTBOX_NAME = "outbox.sqlite"
 BACKLOG_MAX = 200_000
 """Posted operations waiting for the writer beyond which ``post`` waits for it: only a disk
 that stalls for many seconds under a full burst gets there, and memory must stay bounded."""
+GATHER_S = 0.1
+"""Between two transactions of the writer: what is posted meanwhile goes into the next one.
+A transaction per batch of the pipeline wrote several pages of the WAL per frame; on a shared
+disk those writes made the journal's syncs, which every event waits for, slow more often
+(docs/PERFORMANCE.md). A flush or a close cuts the wait short."""
 PURGE_EVERY_MS = 60_000
 
 log = structlog.get_logger("tablesvc.pipeline.outbox")
@@ -99,12 +104,15 @@ class Outbox:
         self._rlock = threading.Lock()
         self._ops: collections.deque[_Op] = collections.deque()
         self._wake = threading.Event()
+        self._hurry = threading.Event()  # a flush or close is waiting: no gathering
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._retention_ms: int | None = None
         self.error: BaseException | None = None
         self.written_seq = self.high_seq()
         """The highest seq the writer has committed: every message up to it is readable."""
+        self.transactions = 0
+        """Write transactions committed so far (each one writes pages of the WAL)."""
 
     # ------------------------------------------------------------------ the writer thread
     def start(self, retention_ms: int | None = None) -> None:
@@ -147,6 +155,7 @@ class Outbox:
             return self.error is None
         done = threading.Event()
         self._ops.append(_Op(done=done))
+        self._hurry.set()
         self._wake.set()
         deadline = time.monotonic() + timeout
         while not done.wait(0.1):
@@ -178,6 +187,8 @@ class Outbox:
                     op.done.set()
             if self._stopping and not self._ops:
                 return
+            if ops and self._hurry.wait(GATHER_S):
+                self._hurry.clear()
 
     def _write(self, ops: Sequence[_Op]) -> int:
         """One transaction for a run of posted operations: the inserts first (an
@@ -207,6 +218,7 @@ class Outbox:
                     cur.executemany("UPDATE messages SET acked = ? "
                                     "WHERE seq = ? AND route = ? AND acked IS NULL", acks)
                 cur.execute("COMMIT")
+                self.transactions += 1
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
@@ -273,6 +285,7 @@ class Outbox:
         """Write everything posted, stop the writer, close."""
         if self._thread is not None:
             self._stopping = True
+            self._hurry.set()
             self._wake.set()
             self._thread.join(timeout)
             self._thread = None

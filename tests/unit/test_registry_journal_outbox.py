@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import time
 import typing
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from tablesvc.pipeline.journal import (
     list_segments,
     read_journal,
 )
-from tablesvc.pipeline.outbox import Message, Outbox, OutboxError
+from tablesvc.pipeline.outbox import GATHER_S, Message, Outbox, OutboxError
 from tests.helpers import make_deck
 
 # --------------------------------------------------------------------------------------------
@@ -556,6 +557,23 @@ def test_posted_messages_are_recorded_by_the_writer_in_order_of_posting(writing:
     assert [m.seq for m in writing.pending("events", 0, 10)] == [1, 2]
     assert writing.pending("alerts", 0, 10) == [msg(2, "alerts")]
     assert writing.high_seq() == writing.written_seq == 3
+
+
+def test_the_writer_gathers_a_stream_of_posts_into_few_transactions(writing: Outbox) -> None:
+    # a transaction per frame of a fast table wrote the disk hard enough to slow the
+    # journal's syncs, which every event waits for
+    posts = 200
+    began = time.monotonic()
+    for seq in range(1, posts + 1):
+        writing.post([msg(seq)])
+        writing.post_acks([(seq, "events")], ms=2000)
+        time.sleep(0.002)
+    assert writing.flush()
+    took = time.monotonic() - began
+    assert writing.transactions <= took / GATHER_S + 2  # not one per post
+    assert writing.pending("events", 0, posts + 1) == []  # every message and ack is there
+    assert writing.acked_range("events", 1, posts, posts + 1) == [
+        msg(s) for s in range(1, posts + 1)]
 
 
 def test_an_ack_posted_right_after_its_message_is_never_lost(writing: Outbox) -> None:

@@ -20,7 +20,8 @@ import os
 import statistics
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,31 +58,45 @@ def spread(ms: Sequence[float]) -> Spread:
     return Spread(len(s), statistics.median(s), s[rank - 1], s[-1])
 
 
-def fdatasync_ms(folder: Path, samples: int, pause_s: float = 0.01) -> list[float]:
-    """Time ``samples`` bare appends + fdatasync in ``folder``, ``pause_s`` apart."""
+@contextmanager
+def _preallocated(folder: Path, name: str) -> Iterator[int]:
+    """A file of ``PREALLOCATED`` bytes in ``folder``, allocated and synced as the journal's
+    segments are, open for writing; removed afterwards."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "baseline-fdatasync.bin"
+    path = folder / name
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
-    out: list[float] = []
     try:
         try:
             os.posix_fallocate(fd, 0, PREALLOCATED)
         except OSError:
             os.ftruncate(fd, PREALLOCATED)
         os.fsync(fd)
+        yield fd
+    finally:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+
+
+def _append(fd: int, data: bytes, offset: int) -> int:
+    """Write ``data`` at ``offset`` (from the start again once the file is full); the next
+    offset."""
+    if offset + len(data) > PREALLOCATED:
+        offset = 0
+    os.pwrite(fd, data, offset)
+    return offset + len(data)
+
+
+def fdatasync_ms(folder: Path, samples: int, pause_s: float = 0.01) -> list[float]:
+    """Time ``samples`` bare appends + fdatasync in ``folder``, ``pause_s`` apart."""
+    out: list[float] = []
+    with _preallocated(folder, "baseline-fdatasync.bin") as fd:
         offset = 0
         for _ in range(samples):
-            if offset + len(LINE) > PREALLOCATED:
-                offset = 0
-            os.pwrite(fd, LINE, offset)
-            offset += len(LINE)
+            offset = _append(fd, LINE, offset)
             t = time.perf_counter()
             os.fdatasync(fd)
             out.append((time.perf_counter() - t) * 1000)
             time.sleep(pause_s)
-    finally:
-        os.close(fd)
-        path.unlink(missing_ok=True)
     return out
 
 
@@ -96,15 +111,12 @@ def group_commit_ms(folder: Path, arrivals: Sequence[float]) -> list[float]:
     """For lines arriving at ``arrivals`` (seconds from the start), the time from each line's
     arrival until the fdatasync that made it durable returned: one thread appends whatever
     queued up and syncs, as the service's pipeline does."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "baseline-group-commit.bin"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
     pending: list[float] = []
     cond = threading.Condition()
     finished = False
     out: list[float] = []
 
-    def commit() -> None:
+    def commit(fd: int) -> None:
         offset = 0
         while True:
             with cond:
@@ -114,37 +126,27 @@ def group_commit_ms(folder: Path, arrivals: Sequence[float]) -> list[float]:
                     return
                 batch = pending[:]
                 pending.clear()
-            data = LINE * len(batch)
-            if offset + len(data) > PREALLOCATED:
-                offset = 0
-            os.pwrite(fd, data, offset)
-            offset += len(data)
+            offset = _append(fd, LINE * len(batch), offset)
             os.fdatasync(fd)
             done = time.perf_counter()
             out.extend((done - t) * 1000 for t in batch)
 
-    committer = threading.Thread(target=commit, name="group-commit", daemon=True)
-    try:
-        try:
-            os.posix_fallocate(fd, 0, PREALLOCATED)
-        except OSError:
-            os.ftruncate(fd, PREALLOCATED)
-        os.fsync(fd)
+    with _preallocated(folder, "baseline-group-commit.bin") as fd:
+        committer = threading.Thread(target=commit, args=(fd,), name="group-commit",
+                                     daemon=True)
         committer.start()
-        start = time.perf_counter()
-        for at in arrivals:
-            sleep_until(start + at)
+        try:
+            start = time.perf_counter()
+            for at in arrivals:
+                sleep_until(start + at)
+                with cond:
+                    pending.append(time.perf_counter())
+                    cond.notify()
+        finally:
             with cond:
-                pending.append(time.perf_counter())
+                finished = True
                 cond.notify()
-    finally:
-        with cond:
-            finished = True
-            cond.notify()
-        if committer.is_alive():
             committer.join()
-        os.close(fd)
-        path.unlink(missing_ok=True)
     return out
 
 

@@ -26,6 +26,8 @@ def machine() -> str:
 def main() -> None:
     p = argparse.ArgumentParser(prog="bench")
     p.add_argument("--frames", type=int, default=100_000)
+    p.add_argument("--throughput-runs", type=int, default=3,
+                   help="runs of the throughput bench (their spread is printed)")
     p.add_argument("--latency-seconds", type=float, default=10.0,
                    help="at least this long at each rate")
     p.add_argument("--rates", default="20,1000", help="frame rates of the latency bench")
@@ -58,7 +60,7 @@ def main() -> None:
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
-        throughput.run(a.frames)
+        throughput.run(a.frames, a.throughput_runs)
     if a.only in (None, "showdown"):
         from bench import evaluators, settle
 

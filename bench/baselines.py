@@ -12,14 +12,25 @@ printed beside these two, taken right before and after it on the same disk and b
   every line that arrives during it, which one sync every 10 ms cannot show;
 - ``broker_rtt_ms``: a QoS 1 publish by one paho client until a second paho client subscribed
   at QoS 1 receives it — the last leg of an event's way, without the service.
+
+Throughput moves too: the same code ran 2.5 times faster on this VM one day than the next. So
+the throughput figures are printed beside two more, taken in the same run on the same frames:
+
+- ``bare_tracker_cpu_s``: the least any Python tracker does per frame, with no poker (check its
+  CRC, split its fields, serialise one small event of them): what the machine's processor
+  gives an interpreter right now;
+- ``bare_journal_s``: the journal's disk work alone (the lines appended, one fdatasync per
+  batch), without the service's code.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import threading
 import time
+from binascii import crc_hqx
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -148,6 +159,33 @@ def group_commit_ms(folder: Path, arrivals: Sequence[float]) -> list[float]:
                 cond.notify()
             committer.join()
     return out
+
+
+def bare_tracker_cpu_s(lines: Sequence[str]) -> float:
+    """This process's CPU seconds for the bare per-frame work on ``lines`` (frames without
+    CRLF): the CRC checked, the fields split, one small event serialised. Raises ValueError on
+    a frame whose CRC is wrong (the stream must be the one the core is timed on)."""
+    dumps = json.dumps
+    t = time.process_time()
+    for line in lines:
+        body = line[1:-5]
+        if "%04X" % crc_hqx(body.encode(), 0xFFFF) != line[-4:]:  # noqa: UP031
+            raise ValueError(f"bad CRC in the bench's stream: {line!r}")
+        dev, seq, ftype, *fields = body.split(",")
+        dumps({"src": dev, "seq": int(seq), "type": ftype, "fields": fields})
+    return time.process_time() - t
+
+
+def bare_journal_s(folder: Path, lines: Sequence[bytes], batch: int) -> float:
+    """Wall seconds to append ``lines`` in batches of ``batch`` into a preallocated file in
+    ``folder``, with one fdatasync per batch: the journal's disk work without the journal."""
+    with _preallocated(folder, "baseline-journal.bin") as fd:
+        offset = 0
+        t = time.perf_counter()
+        for i in range(0, len(lines), batch):
+            offset = _append(fd, b"".join(lines[i:i + batch]), offset)
+            os.fdatasync(fd)
+        return time.perf_counter() - t
 
 
 def broker_rtt_ms(port: int, samples: int, pause_s: float = 0.01,

@@ -29,10 +29,12 @@ import numpy.typing as npt
 
 from tablesvc.equity.tables import (
     NO_SUIT,
+    RANK_KEYS,
     Tables,
     card_id,
     card_name,
     colex,
+    hole_kind,
     rank_multisets,
     tables,
 )
@@ -176,6 +178,7 @@ class _Hole:
 
     def __init__(self, t: Tables, a: int, b: int) -> None:
         self.rank_key = int(t.rank_key[a]) + int(t.rank_key[b])
+        self.values = t.noflush[hole_kind(self.rank_key)]  # by the board's rank kind
         self.held = np.zeros(4, dtype=np.int64)  # cards per suit
         self.mask = np.zeros(4, dtype=np.uint16)  # rank mask per suit
         for c in (a, b):
@@ -186,8 +189,8 @@ class _Hole:
 class _Flushes:
     """The boards of a batch with three or more cards of one suit, and that suit's ranks."""
 
-    def __init__(self, idx: npt.NDArray[np.intp], suit: npt.NDArray[np.intp],
-                 count: npt.NDArray[np.int64], mask: npt.NDArray[np.uint16]) -> None:
+    def __init__(self, idx: npt.NDArray[np.integer[Any]], suit: npt.NDArray[np.integer[Any]],
+                 count: npt.NDArray[np.integer[Any]], mask: npt.NDArray[np.uint16]) -> None:
         self.idx, self.suit, self.count, self.mask = idx, suit, count, mask
 
     @classmethod
@@ -200,6 +203,11 @@ class _Flushes:
         mask = ((packed[idx] >> shift) & np.uint64(0xFFFF)).astype(np.uint16)
         count = (suit_code[idx] >> (3 * fs)) & 7
         return cls(idx, fs, count, mask)
+
+    def compact(self) -> _Flushes:
+        """The same boards in the smallest types that hold them, to be kept for long."""
+        return _Flushes(self.idx.astype(np.int32), self.suit.astype(np.int8),
+                        self.count.astype(np.int8), self.mask)
 
     def apply(self, t: Tables, hole: _Hole, values: npt.NDArray[np.int16]) -> None:
         """The seat's value on each board where it makes a flush."""
@@ -216,16 +224,12 @@ def _boards(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]], part: _P
     rank_key = part.rank_key + base.rank_key[0]
     flushes = _Flushes.of(t, part.suit_code + base.suit_code[0], part.packed | base.packed[0])
     values = np.empty((len(holes), len(rank_key)), dtype=np.int16)
-    kinds = rank_multisets(5)
-    # many boards (sampled): each seat's values of the 6,175 kinds of board ranks first, so
-    # that every board is a read from a table that stays in the processor's cache
-    kind = np.searchsorted(kinds, rank_key) if len(rank_key) > len(kinds) else None
+    # each board's kind of ranks (one of 6,175), then per seat a read from its row of values,
+    # which stays in the processor's cache
+    kind = np.searchsorted(rank_multisets(5), rank_key)
     for p, (a, b) in enumerate(holes):
         hole = _Hole(t, a, b)
-        if kind is None:
-            values[p] = t.noflush[rank_key + hole.rank_key]
-        else:
-            np.take(t.noflush[kinds + hole.rank_key], kind, out=values[p])
+        np.take(hole.values, kind, out=values[p])
         flushes.apply(t, hole, values[p])
     return acc.add(values, keep)
 
@@ -237,11 +241,15 @@ class _QuadTable:
     Rows are in colex order of the reversed card ids (id 51 - r), so the subsets whose cards
     all lie above card c are exactly the first C(51 - c, 4) rows. Per row: the 52-bit set of
     its cards, the index of its rank multiset (1,820 kinds), and for each suit of a fifth card
-    the boards that hold three or more cards of one suit (``flush``).
+    the boards that hold three or more cards of one suit (``flush``). ``with_rank[r]`` turns
+    each of the 1,820 kinds into the kind of five ranks (``tables.noflush``'s column) it makes
+    with a fifth card of rank r. Held for the process's life: each array in the smallest type
+    that holds it (6 MB in all, where int64 everywhere took 14).
     """
 
     bits: npt.NDArray[np.uint64]
-    kind: npt.NDArray[np.intp]
+    kind: npt.NDArray[np.int16]
+    with_rank: npt.NDArray[np.int16]  # [rank of the fifth card, kind of four] -> kind of five
     flush: tuple[_Flushes, ...]  # by the suit of the fifth (lowest) card
 
 
@@ -253,10 +261,16 @@ def quad_table() -> _QuadTable:
     bits = np.zeros(len(ids), dtype=np.uint64)
     for j in range(4):
         bits |= np.uint64(1) << ids[:, j].astype(np.uint64)
-    kind = np.searchsorted(rank_multisets(4), part.rank_key).astype(np.intp)
-    flush = tuple(_Flushes.of(t, part.suit_code + np.int64(8 ** s), part.packed)
+    kind = np.searchsorted(rank_multisets(4), part.rank_key).astype(np.int16)
+    fives = rank_multisets(5)
+    with_rank = np.zeros((13, len(rank_multisets(4))), dtype=np.int16)
+    for r in range(13):  # a rank held five times is no hand: left at 0, never read
+        sums = rank_multisets(4) + RANK_KEYS[r]
+        at = np.minimum(np.searchsorted(fives, sums), len(fives) - 1)
+        with_rank[r] = np.where(fives[at] == sums, at, 0)
+    flush = tuple(_Flushes.of(t, part.suit_code + np.int64(8 ** s), part.packed).compact()
                   for s in range(4))
-    return _QuadTable(bits, kind, flush)
+    return _QuadTable(bits, kind, with_rank, flush)
 
 
 def _exact_preflop(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]],
@@ -289,7 +303,6 @@ def _exact_preflop(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]],
             mine = np.flatnonzero(count + hole.held[fs] >= 5)  # count has the lowest card
             per_suit.append((where[mine], fs[mine], mask[mine] | hole.mask[fs[mine]]))
         flushes.append(per_suit)
-    kinds = rank_multisets(4)
     values = np.empty((len(holes), len(kept)), dtype=np.int16)
     for c in deck[:-4]:
         first = int(c)
@@ -297,7 +310,7 @@ def _exact_preflop(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]],
         suit, bit = int(t.suit[first]), t.rank_bit[first]
         row = values[:, :size]
         for p, hole in enumerate(seats):
-            table = t.noflush[kinds + (int(t.rank_key[first]) + hole.rank_key)]
+            table = hole.values[q.with_rank[first // 4]]  # a card id is rank * 4 + suit
             np.take(table, kind[:size], out=row[p])
             where, fs, mask = flushes[p][suit]
             m = int(np.searchsorted(where, size))

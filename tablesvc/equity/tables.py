@@ -6,9 +6,12 @@ so these tables can never disagree with the showdown the core settles.
 
 - Without a flush a hand's value depends only on its ranks. Each rank has a key
   (``RANK_KEYS``, the keys of Kenneth Shackleton's SKPokerEval) chosen so that the sum of the
-  keys of any seven ranks (each at most four times) is unique: ``NOFLUSH[sum]`` is the value.
-  Sums are additive, so the key of a hand is the board's sum plus the hole cards' sum: one
-  addition and one table read per hand and board.
+  keys of any seven ranks (each at most four times) is unique. Sums are additive, so the key of
+  many boards is worked out a column of cards at a time. A table indexed by the seven-rank sum
+  would take 16 MB of the box's memory for 49,205 values, so the sum is split where the cards
+  split: the five board ranks (one of 6,175 multisets, found by a search in their sorted sums,
+  ``rank_multisets(5)``) and the two hole ranks (one of 91): ``noflush[hole kind, board kind]``
+  is the value, 1.1 MB.
 - A flush needs three board cards of one suit. ``suit code`` = the sum of 8**suit over the
   cards counts each suit in three bits, so ``BOARD_FLUSH_SUIT[code]`` says which suit (if any)
   a board has three of, and ``FLUSH[rank mask]`` values the flush (or straight flush) of the
@@ -67,7 +70,8 @@ class Tables:
     rank_bit: npt.NDArray[np.uint16]  # card id -> 1 << rank
     packed_bit: npt.NDArray[np.uint64]  # card id -> 1 << (16 * suit + rank): a sum of these
     # over distinct cards holds the rank mask of each suit in 16 bits
-    noflush: npt.NDArray[np.int16]  # sum of seven rank keys -> value
+    noflush: npt.NDArray[np.int16]  # [hole ranks' kind, board ranks' kind] -> value; one
+    # row per hole kind, so that a seat's values of every board kind lie side by side
     flush: npt.NDArray[np.int16]  # 13-bit rank mask of one suit (5-7 bits) -> value
     board_flush_suit: npt.NDArray[np.int8]  # suit code of five cards -> suit with >= 3, or 4
 
@@ -81,8 +85,7 @@ def tables() -> Tables:
     rank_bit = (1 << (ids // 4)).astype(np.uint16)
     packed_bit = (np.uint64(1) << (16 * (ids % 4) + ids // 4).astype(np.uint64))
     keys, values, flush = hand_values()
-    noflush = np.zeros(7 * RANK_KEYS[-1] + 1, dtype=np.int16)
-    noflush[keys] = values
+    noflush = seven_rank_values(keys, values)
     board_flush_suit = np.full(5 * 512 + 1, NO_SUIT, dtype=np.int8)
     for code in range(len(board_flush_suit)):
         counts = [(code >> (3 * s)) & 7 for s in range(4)]
@@ -90,6 +93,22 @@ def tables() -> Tables:
             board_flush_suit[code] = counts.index(max(counts))
     return Tables(rank_key, suit_code, suit, rank_bit, packed_bit, noflush, flush,
                   board_flush_suit)
+
+
+def seven_rank_values(keys: npt.NDArray[np.int64], values: npt.NDArray[np.int16]
+                      ) -> npt.NDArray[np.int16]:
+    """The ``noflush`` table from the values of the seven-rank multisets (keys: their rank-key
+    sums). A pair of kinds that holds a rank five times is no hand: 0 there, never read."""
+    order = np.argsort(keys)
+    keys, values = keys[order], values[order]
+    sums = rank_multisets(2)[:, None] + rank_multisets(5)[None, :]
+    at = np.minimum(np.searchsorted(keys, sums), len(keys) - 1)
+    return np.where(keys[at] == sums, values[at], 0).astype(np.int16)
+
+
+def hole_kind(rank_key: int) -> int:
+    """The row of ``noflush`` for two hole cards whose rank keys add up to ``rank_key``."""
+    return int(np.searchsorted(rank_multisets(2), rank_key))
 
 
 VALUES_FILE = Path(__file__).with_name("hand_values.npz")

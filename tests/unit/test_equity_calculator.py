@@ -12,13 +12,20 @@ import itertools
 import random
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from phevaluator import _pheval  # type: ignore[import-untyped]
 
 from tablesvc.core.requests import EquityRequest
 from tablesvc.equity import compute
-from tablesvc.equity.holdem import Counts, holdem_counts
-from tablesvc.equity.tables import build_hand_values, hand_values
+from tablesvc.equity.holdem import Counts, holdem_counts, quad_table
+from tablesvc.equity.tables import (
+    build_hand_values,
+    hand_values,
+    hole_kind,
+    rank_multisets,
+    tables,
+)
 
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 ID = {card: i for i, card in enumerate(DECK)}  # phevaluator's ids: rank * 4 + suit (c d h s)
@@ -168,4 +175,28 @@ def test_draw_names_the_hands_before_the_draw_and_settles_them_after() -> None:
 def test_the_shipped_hand_values_are_the_evaluators() -> None:
     shipped, built = hand_values(), build_hand_values()
     for ours, theirs in zip(shipped, built, strict=True):
-        assert ours.tolist() == theirs.tolist()
+        assert np.asarray(ours).tolist() == np.asarray(theirs).tolist()
+
+
+def test_every_hand_without_a_flush_reads_the_evaluators_value_from_the_split_table() -> None:
+    t = tables()
+    boards = rank_multisets(5)
+    rng = random.Random(7)
+    checked = 0
+    while checked < 20_000:
+        cards = rng.sample(range(52), 7)
+        if max(sum(1 for c in cards if c % 4 == s) for s in range(4)) >= 5:
+            continue  # a flush is valued by the flush table
+        hole = hole_kind(int(t.rank_key[cards[0]] + t.rank_key[cards[1]]))
+        board = int(np.searchsorted(boards, sum(int(t.rank_key[c]) for c in cards[2:])))
+        assert t.noflush[hole, board] == _pheval.evaluate_7cards(*cards), cards
+        checked += 1
+
+
+def test_the_engine_keeps_its_tables_in_a_few_megabytes() -> None:
+    """The equity process holds these for its whole life on a small box beside the table
+    (a table indexed by the seven-rank sum alone took 20 MB of it)."""
+    q = quad_table()
+    arrays = [*vars(tables()).values(), q.bits, q.kind, q.with_rank,
+              *(a for f in q.flush for a in (f.idx, f.suit, f.count, f.mask))]
+    assert sum(a.nbytes for a in arrays) < 8_000_000

@@ -288,7 +288,7 @@ def _exact_preflop(t: Tables, acc: _Accumulator, holes: list[tuple[int, int]],
         out |= np.uint64(1) << np.uint64(c)
     valid = (q.bits & out) == 0
     kept = np.flatnonzero(valid)  # the quads of unseen cards, in table order
-    kind = q.kind[kept]
+    kind = q.kind[kept].astype(np.intp)  # once, not at every take
     position = np.cumsum(valid) - 1  # table row -> its place among the kept ones
     seats = [_Hole(t, a, b) for a, b in holes]
     boards = []  # per suit of the lowest card: the boards with three of a suit among the kept

@@ -72,6 +72,9 @@ class StorageError(StartError):
     """The storage dir cannot be used; the message names the file and what is wrong."""
 
 BATCH_MAX = 2000
+REPLAY_FLUSH_S = 2.0
+"""Longest ``cmd/replay`` waits for the outbox to write what was posted before it reads (on
+paho's network thread: a disk stalled longer gets the consumer an error to ask again)."""
 ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
 
 
@@ -368,6 +371,14 @@ class Service:
                                             "data": None})
             return
         assert isinstance(cmd, ReplayCmd)
+        # the outbox's writer gathers what is posted for up to GATHER_S: the events a
+        # consumer has just seen may not be written yet, and an answer without them would
+        # say "not truncated" over a gap
+        if not self.outbox.flush(timeout=REPLAY_FLUSH_S):
+            self.publisher.reply("replay", {
+                "request_id": rid, "ok": False, "data": None,
+                "error": "the outbox is still writing the latest events; ask again shortly"})
+            return
         lo, hi = cmd.from_seq, cmd.to_seq
         limit = 1000
         msgs = self.outbox.acked_range("events", lo, hi, limit)

@@ -225,3 +225,44 @@ def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
         sub.close()
         outbox.close()
         broker.stop()
+
+
+def test_after_a_handover_the_submitted_events_are_already_with_the_broker_client(
+        tmp_path: Path, broker: Mosquitto,
+        subscriber_factory: Callable[[str], Subscriber]) -> None:
+    """The pipeline steps aside after a submit, so its own after-work (the retained state, a
+    checkpoint's pickle) no longer holds the events it has just made."""
+    sub = subscriber_factory("tablesvc/v1/v/t/#")
+    outbox = Outbox(tmp_path / "o.sqlite")
+    outbox.add([Message(1, "events", event(1), 0, 0)])
+    outbox.start()
+    pub = make_publisher(broker.port, outbox, "5")
+    pub.start()
+    try:
+        wait_until(lambda: outbox.unacked_count() == 0, 10, "the first event acknowledged")
+        for seq in range(2, 12):
+            msgs = [Message(seq, "events", event(seq), 0, 0)]
+            outbox.post(msgs)
+            before = pub.published
+            pub.submit(msgs)
+            pub.handover(timeout=5.0)  # generous: a loaded machine may be slow to switch
+            assert pub.published == before + 1
+        wait_until(lambda: len(sub.events("events")) == 11, 10, "every event")
+        assert [e["seq"] for e in sub.events("events")] == list(range(1, 12))
+    finally:
+        pub.stop()
+        outbox.close()
+
+
+def test_a_handover_without_a_broker_returns_at_once(tmp_path: Path) -> None:
+    """With the broker down the pipeline must not wait for a publisher that cannot send."""
+    outbox = Outbox(tmp_path / "o.sqlite")
+    pub = make_publisher(free_port(), outbox, "5")  # nothing listens there
+    pub.start()
+    try:
+        pub.submit([Message(1, "events", event(1), 0, 0)])
+        t = time.monotonic()
+        pub.handover(timeout=30.0)
+        assert time.monotonic() - t < 5.0  # not the 30 s it was allowed
+    finally:
+        pub.stop()

@@ -38,15 +38,7 @@ with back-off, in the log and in the retained ``status``, never as a message of 
 Every map here is bounded: ``_inflight`` and ``_acked`` by paho's window (``mqtt.inflight``),
 the retained snapshots by their topics (latest value only), the route queues by
 ``QUEUE_MAX``. No lock of this module is ever taken by the pipeline thread: it only appends to
-a deque and sets an event, and (``handover``) waits a bounded moment for a condition.
-
-Handing the interpreter over. Python runs one thread at a time, and a thread that wakes up
-waits until the running one blocks. After ``submit`` the pipeline thread still had a batch's
-after-work to do (the retained state, logs) and, at a hand's end, a checkpoint to pickle (a
-millisecond or more in one C call), while the events it had just submitted waited for it.
-``handover`` lets the pipeline thread step aside until the publisher thread has passed over
-what was submitted, at most ``HANDOVER_S``; it returns at once when there is no connection to
-publish on.
+a deque and sets an event.
 """
 
 from __future__ import annotations
@@ -80,8 +72,6 @@ QUEUE_MAX = 10_000
 """Messages of one route kept in memory; beyond that the route is read from the outbox."""
 OUTBOX_BATCH = 500
 IDLE_WAIT_S = 0.05
-HANDOVER_S = 0.002
-"""Longest the pipeline thread steps aside for the publisher after a submit (``handover``)."""
 RESTARTS_PER_MINUTE = 5
 """Network loops that may die within a minute before the publisher gives up (``failed``)."""
 SESSION_TAKEN_OVER = 142
@@ -145,9 +135,6 @@ class Publisher:
         self._acked: list[tuple[int, bool, str]] = []
         # handed over by other threads (deque.append/popleft are atomic)
         self._inbox: collections.deque[tuple[str, Any]] = collections.deque()
-        self._submitted = 0  # submits so far (the pipeline thread's count)
-        self._passed = 0  # of them, those a finished pass of the publisher thread had taken in
-        self._pass_done = threading.Condition(threading.Lock())
         # the publisher thread's own state
         self._routes = {r: _Route() for r in ROUTES}
         self._retained: dict[str, str] = {}
@@ -245,17 +232,7 @@ class Publisher:
         """Events ready to go (their inputs' journal sync has returned). Never blocks."""
         if messages:
             self._inbox.append(("messages", messages))
-            self._submitted += 1
             self._wake.set()
-
-    def handover(self, timeout: float = HANDOVER_S) -> None:
-        """Step aside until the publisher thread has passed over everything submitted so far,
-        at most ``timeout`` (see the module's docstring). Called by the pipeline thread."""
-        if not self._connected.is_set() or self._thread is None:
-            return
-        target = self._submitted
-        with self._pass_done:
-            self._pass_done.wait_for(lambda: self._passed >= target, timeout)
 
     def wake(self) -> None:
         """Look at the outbox again now."""
@@ -378,7 +355,6 @@ class Publisher:
     def _run(self) -> None:
         while True:
             stopping = self._stop.is_set()
-            taken = self._submitted  # the inbox holds at least these submits
             try:
                 if not stopping:
                     self._watchdog()
@@ -397,9 +373,6 @@ class Publisher:
                 log.exception("publisher loop error")
                 self._stop.wait(0.5)
                 timeout = IDLE_WAIT_S
-            with self._pass_done:
-                self._passed = taken
-                self._pass_done.notify_all()
             if stopping:
                 return
             self._wake.wait(timeout)

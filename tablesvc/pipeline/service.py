@@ -446,7 +446,6 @@ class Service:
                 self.outbox.post(messages)  # recorded by the outbox's own thread
                 if self.publisher is not None:
                     self.publisher.submit(messages)  # sent now, from memory
-                    self.publisher.handover()  # before this thread's after-work holds them
                 messages = []
 
         for batch, committed in batches:

@@ -10,8 +10,8 @@ processes took the core, the second does not.
 
 Each run also times two bare baselines on the same frames (``bench.baselines``): the least a
 Python tracker does per frame, and the journal's disk work alone. The same code measured 2.5
-times faster on one day than the next on a shared VM; its share of the bare work's speed does
-not move with the machine.
+times faster on one day than the next on a shared VM; its share of the bare work's speed, timed
+in turn with it, moves much less with the machine than either figure alone.
 """
 
 from __future__ import annotations

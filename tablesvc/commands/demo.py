@@ -169,9 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if overlay_thread is not None:
             stop_thread(*overlay_thread)
-        rig.close()
+        # the service first: a device unplugged under a running service is an alert
+        # (device_offline), and the end of a demo is not a fault of the table
         service.stop()
         worker.join(10)
+        rig.close()
         watcher.close()
         broker.stop()
         if args.keep:

@@ -91,9 +91,10 @@ class DemoTable:
             stop.wait(45)  # the next mistake, now and then
 
     def close(self) -> None:
-        self.rig.close()
+        # the service first: devices unplugged under it would be device_offline alerts
         self.service.stop()
         self.thread.join(10)
+        self.rig.close()
 
 
 def run_venue(tables: int, pace: float, keep: bool, stop: threading.Event) -> int:

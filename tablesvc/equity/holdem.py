@@ -177,8 +177,8 @@ class _Hole:
     """One seat's two cards as the tables need them."""
 
     def __init__(self, t: Tables, a: int, b: int) -> None:
-        self.rank_key = int(t.rank_key[a]) + int(t.rank_key[b])
-        self.values = t.noflush[hole_kind(self.rank_key)]  # by the board's rank kind
+        # its row of values, by the board's rank kind
+        self.values = t.noflush[hole_kind(int(t.rank_key[a]) + int(t.rank_key[b]))]
         self.held = np.zeros(4, dtype=np.int64)  # cards per suit
         self.mask = np.zeros(4, dtype=np.uint16)  # rank mask per suit
         for c in (a, b):
@@ -261,11 +261,11 @@ def quad_table() -> _QuadTable:
     bits = np.zeros(len(ids), dtype=np.uint64)
     for j in range(4):
         bits |= np.uint64(1) << ids[:, j].astype(np.uint64)
-    kind = np.searchsorted(rank_multisets(4), part.rank_key).astype(np.int16)
-    fives = rank_multisets(5)
-    with_rank = np.zeros((13, len(rank_multisets(4))), dtype=np.int16)
+    fours, fives = rank_multisets(4), rank_multisets(5)
+    kind = np.searchsorted(fours, part.rank_key).astype(np.int16)
+    with_rank = np.zeros((13, len(fours)), dtype=np.int16)
     for r in range(13):  # a rank held five times is no hand: left at 0, never read
-        sums = rank_multisets(4) + RANK_KEYS[r]
+        sums = fours + RANK_KEYS[r]
         at = np.minimum(np.searchsorted(fives, sums), len(fives) - 1)
         with_rank[r] = np.where(fives[at] == sums, at, 0)
     flush = tuple(_Flushes.of(t, part.suit_code + np.int64(8 ** s), part.packed).compact()

@@ -12,33 +12,39 @@ messages across reconnects and sends them again itself, so after a reconnect we 
 continue. The in-flight window is capped and every ``publish()`` result is checked, so a
 refused publish stays queued for the next attempt instead of vanishing.
 
-How a PUBACK finds its message. paho calls ``on_publish`` while holding the lock that
-``publish()`` takes, so ``publish()`` cannot be called under a lock that ``on_publish`` takes
-(the two threads would wait for each other). Instead:
+One thread does all of it. The publisher thread runs the client's network I/O itself
+(``tablesvc.pipeline.netloop``: paho's external-loop interface, no ``loop_start``), so a
+``publish()`` writes the socket on the spot instead of handing the packet to a second thread
+(timed, that hand-over alone cost up to 2.5 ms at p99), and PUBACKs and commands are read on
+the thread that matches and answers them. It waits in ``select`` on the broker's socket and on
+a waker that the pipeline sets when it submits.
+
+How a PUBACK finds its message:
 
 1. only the publisher thread calls ``publish()`` — events, retained state and device health,
-   status and command replies alike (``stop`` publishes the last status after that thread
-   ended) — and it records the returned message id in ``_inflight`` under ``_lock`` right away;
-2. ``on_publish`` only appends (mid, reason) to ``_acked`` under ``_lock``; it looks nothing up;
-3. the publisher thread matches ``_acked`` against ``_inflight``, between two of its
-   publishes, so a PUBACK it matches belongs to a message it has already recorded. The ids
-   in flight are unique (paho reuses an id only once its message was acknowledged); should an
-   id come round again before its earlier PUBACK was matched, the PUBACKs of that id still
-   arrive in publish order, and ``_inflight`` keeps the messages of an id oldest first.
+   status and command replies alike, and the last (offline) status before it disconnects —
+   and it records the returned message id in ``_inflight`` right away;
+2. ``on_publish`` (called inside the loop's read) only appends (mid, reason) to ``_acked``;
+   it looks nothing up;
+3. the publisher thread matches ``_acked`` against ``_inflight`` between two of its rounds,
+   so a PUBACK it matches belongs to a message it has already recorded. The ids in flight
+   are unique (paho reuses an id only once its message was acknowledged); should an id come
+   round again before its earlier PUBACK was matched, the PUBACKs of that id still arrive in
+   publish order, and ``_inflight`` keeps the messages of an id oldest first.
 
-Nothing a message brings in may end paho's network thread: every callback catches what it
+Nothing a message brings in may break the network loop: every callback catches what it
 raises, logs it and (for a command) answers it; a command's bytes are checked
-(``tablesvc.pipeline.intake``) before anything else reads them. Should the network thread end
-all the same, the publisher thread notices (the watchdog, between two rounds of sending),
-drops the dead client and starts a new one; if that keeps happening it sets ``failed``, and
-the service stops with an error so that systemd starts it afresh. A message the broker
+(``tablesvc.pipeline.intake``) before anything else reads them. Should paho raise out of its
+loop all the same, the publisher drops the client (closing its socket, so the broker publishes
+the will) and starts a new one; if that keeps happening it sets ``failed``, and the service
+stops with an error so that systemd starts it afresh. A message the broker
 refuses is reported through ``tablesvc.pipeline.refusals``: once per topic and reason, then
 with back-off, in the log and in the retained ``status``, never as a message of its own.
 
 Every map here is bounded: ``_inflight`` and ``_acked`` by paho's window (``mqtt.inflight``),
 the retained snapshots by their topics (latest value only), the route queues by
 ``QUEUE_MAX``. No lock of this module is ever taken by the pipeline thread: it only appends to
-a deque and sets an event.
+a deque and sets the waker.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ import contextlib
 import json
 import ssl
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +67,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from tablesvc.config.table import MqttSection
 from tablesvc.pipeline.clock import now_ms
 from tablesvc.pipeline.intake import IntakeError, decode_command, request_id_of
+from tablesvc.pipeline.netloop import NetLoop, Waker
 from tablesvc.pipeline.outbox import Message, Outbox
 from tablesvc.pipeline.refusals import RefusalReport
 
@@ -73,7 +81,9 @@ QUEUE_MAX = 10_000
 OUTBOX_BATCH = 500
 IDLE_WAIT_S = 0.05
 RESTARTS_PER_MINUTE = 5
-"""Network loops that may die within a minute before the publisher gives up (``failed``)."""
+"""Network loops that may fail within a minute before the publisher gives up (``failed``)."""
+GOODBYE_S = 1.0
+"""How long ``stop`` waits for the broker to acknowledge the last (offline) status."""
 SESSION_TAKEN_OVER = 142
 CommandHandler = Callable[[str, dict[str, Any]], None]
 RefusedHandler = Callable[[int, str], None]
@@ -125,10 +135,12 @@ class Publisher:
         self.version = version
         self.boot = boot
         self.password = password
-        self._wake = threading.Event()
+        # set by any thread that hands something in; the publisher thread waits on it and on
+        # the broker's socket at once (``NetLoop``)
+        self._wake = Waker()
         self._stop = threading.Event()
         self._drained = threading.Event()
-        # shared with paho's callbacks, held for a few dict/list operations, never across I/O
+        # held for a few dict/list operations, never across I/O: tracking() reads from any thread
         self._lock = threading.Lock()
         self._inflight: dict[int, collections.deque[Sent]] = {}
         self._count = 0  # messages in _inflight
@@ -159,6 +171,8 @@ class Publisher:
         self.failed: str | None = None
         """Why the publisher gave up (its network loop kept dying); the service stops."""
         self._client = self._make_client()
+        self._net = NetLoop(self._client, self._wake)
+        self._said_goodbye = False
 
     # ------------------------------------------------------------------ setup
     def topic(self, sub: str) -> str:
@@ -173,7 +187,6 @@ class Publisher:
         )
         c.max_inflight_messages_set(self.cfg.inflight)
         c.max_queued_messages_set(self.cfg.inflight)
-        c.reconnect_delay_set(1, 10)
         if self.cfg.username:
             c.username_pw_set(self.cfg.username, self.password)
         if self.cfg.ca_file:
@@ -195,7 +208,6 @@ class Publisher:
         for r in self._routes.values():
             r.seen = max(r.seen, high)
         self._client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
-        self._client.loop_start()
         self._thread = threading.Thread(target=self._run, name="publisher", daemon=True)
         self._thread.start()
 
@@ -211,14 +223,12 @@ class Publisher:
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=5)
-        if self._connected.is_set():
-            info = self._client.publish(self.topic("status"), json.dumps(self.status("offline")),
-                                        qos=1, retain=True)
-            if info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS:
-                with contextlib.suppress(RuntimeError, ValueError):
-                    info.wait_for_publish(timeout=1.0)
-        self._client.disconnect()
-        self._client.loop_stop()
+            if self._thread.is_alive():
+                return  # stuck in a connect: the broker publishes the will when it gives up
+        if not self._said_goodbye:  # never started, or its thread ended early
+            with contextlib.suppress(Exception):
+                self._client.disconnect()
+        self._wake.close()
 
     def _thread_alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -328,7 +338,7 @@ class Publisher:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         """A command: its bytes are checked before anything reads them, and whatever goes
-        wrong is answered on its reply topic; nothing here may end the network thread."""
+        wrong is answered on its reply topic; nothing here may break the network loop."""
         name = "unknown"
         try:
             name = msg.topic.rsplit("/", 1)[-1]
@@ -355,13 +365,11 @@ class Publisher:
     def _run(self) -> None:
         while True:
             stopping = self._stop.is_set()
+            timeout = IDLE_WAIT_S
             try:
-                if not stopping:
-                    self._watchdog()
                 self._maybe_fallback()
                 self._take_inbox()
                 self._match_acks()
-                timeout = IDLE_WAIT_S
                 if self._connected.is_set() and not stopping:
                     if self._greet or self._status_due:
                         self._greet = False
@@ -372,11 +380,30 @@ class Publisher:
             except Exception:  # never let the sender die; the outbox keeps everything
                 log.exception("publisher loop error")
                 self._stop.wait(0.5)
-                timeout = IDLE_WAIT_S
             if stopping:
+                self._goodbye()
                 return
-            self._wake.wait(timeout)
-            self._wake.clear()
+            if self.failed is not None:
+                self._stop.wait(IDLE_WAIT_S)  # given up: the service is stopping
+                continue
+            try:
+                self._net.wait(timeout)  # the broker's socket and the waker at once
+            except Exception:
+                self._loop_failed()
+
+    def _goodbye(self) -> None:
+        """The last status (offline) and a clean disconnect, so the broker drops the will."""
+        self._said_goodbye = True
+        c = self._client
+        try:
+            if self._connected.is_set() and self.failed is None:
+                info = c.publish(self.topic("status"), json.dumps(self.status("offline")),
+                                 qos=1, retain=True)
+                if info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS:
+                    self._net.drive(time.monotonic() + GOODBYE_S, info.is_published)
+            c.disconnect()  # written at once: this thread runs the client's loop
+        except Exception:
+            log.exception("error while disconnecting from the broker")
 
     def _maybe_fallback(self) -> None:
         if self.cfg.protocol != "auto" or self._protocol != mqtt.MQTTv5:
@@ -388,7 +415,7 @@ class Publisher:
         if self._v5_failures < 2 and not silent:
             return
         log.info("broker does not answer MQTT 5; falling back to 3.1.1")
-        self._client.loop_stop()
+        self._drop_socket()
         self._protocol = mqtt.MQTTv311
         self._new_client()
 
@@ -408,35 +435,34 @@ class Publisher:
         self._connected.clear()
         self._client = self._make_client()
         self._client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
-        self._client.loop_start()
+        self._net = NetLoop(self._client, self._wake)
 
-    def network_alive(self) -> bool:
-        """Whether paho's network thread is running (it ends only by loop_stop or by an
-        exception none of the callbacks let through)."""
-        thread: threading.Thread | None = getattr(self._client, "_thread", None)
-        return thread is not None and thread.is_alive()
+    def _drop_socket(self) -> None:
+        """Close the client's connection at once (the broker sees it go), without the
+        DISCONNECT that would stop it from publishing the will."""
+        with contextlib.suppress(Exception):
+            sock = self._client.socket()
+            if sock is not None:
+                sock.close()
 
-    def _watchdog(self) -> None:
-        """A dead network loop leaves the table deaf and mute while the process lives on
-        (systemd would never restart it): start a new client, or give up loudly."""
-        if self.failed is not None or self.network_alive():
-            return
+    def _loop_failed(self) -> None:
+        """paho raised out of its network I/O (a callback that let an exception through, a
+        bug): the client's state is not to be trusted, and a loop that stopped would leave the
+        table deaf and mute while the process lives on (systemd would never restart it).
+        Start a new client, or give up loudly."""
+        log.exception("the MQTT network loop failed")
         now = now_ms()
         self._restarts = [t for t in self._restarts if now - t < 60_000]
         self._restarts.append(now)
+        self._drop_socket()
         if len(self._restarts) > RESTARTS_PER_MINUTE:
-            self.failed = (f"the MQTT network loop ended {len(self._restarts)} times within a "
+            self.failed = (f"the MQTT network loop failed {len(self._restarts)} times within a "
                            "minute")
             log.critical("giving up on the broker connection; stopping so that the service "
                          "is restarted", reason=self.failed)
             return
-        log.error("the MQTT network loop ended; starting a new connection",
+        log.error("starting a new broker connection after the network loop failed",
                   restarts_in_last_minute=len(self._restarts))
-        old = self._client
-        with contextlib.suppress(Exception):
-            sock = old.socket()
-            if sock is not None:
-                sock.close()  # the broker sees the old connection go at once
         self._new_client()
 
     def _take_inbox(self) -> None:
@@ -472,7 +498,7 @@ class Publisher:
             for mid, failed, reason in acked:
                 waiting = self._inflight.get(mid)
                 if not waiting:
-                    continue  # the last status, published by stop() after this thread ended
+                    continue  # the last (offline) status: _goodbye waits for it itself
                 sent.append((waiting.popleft(), failed, reason))
                 if not waiting:
                     del self._inflight[mid]

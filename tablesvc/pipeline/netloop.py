@@ -52,12 +52,15 @@ class Waker:
             self._w.send(b"\0")
 
     def clear(self) -> None:
-        # the flag first: a set() from now on writes a byte, which at worst wakes the
-        # waiter once more than needed (never once too few)
-        self._pending = False
+        # the bytes first, then the flag. The other order lost wake-ups: a set() between the
+        # two wrote a byte that the drain then swallowed, leaving the flag up with no byte
+        # behind it, so every later set() returned early and the waiter slept out its
+        # timeout. In this order a set() that sees the flag still up came before the waiter
+        # looks at what was handed in (it does so after clear), so nothing is missed.
         with contextlib.suppress(BlockingIOError, OSError):
             while self._r.recv(4096):
                 pass
+        self._pending = False
 
     def close(self) -> None:
         self._r.close()

@@ -81,7 +81,6 @@ class NetLoop:
         self._max = max_delay_s
         self._delay = 0.0  # the wait before the next attempt, once one has failed
         self._next_try = 0.0  # monotonic seconds; 0: at once (the first connection)
-        self.attempts = 0
 
     def wait(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for the waker or the network, then do what the
@@ -130,7 +129,6 @@ class NetLoop:
         wait and calls ``on_connect``."""
         if time.monotonic() < self._next_try:
             return None
-        self.attempts += 1
         try:
             self.client.reconnect()
         except (OSError, ValueError) as exc:

@@ -140,6 +140,11 @@ class Publisher:
         self._wake = Waker()
         self._stop = threading.Event()
         self._drained = threading.Event()
+        # submits handed in, and the last of them the publisher thread has gone through
+        # (taken in and sent what the window allowed): ``let_send`` waits for the two to meet
+        self._submitted = 0
+        self._through = 0
+        self._went_through = threading.Condition(threading.Lock())
         # held for a few dict/list operations, never across I/O: tracking() reads from any thread
         self._lock = threading.Lock()
         self._inflight: dict[int, collections.deque[Sent]] = {}
@@ -241,8 +246,23 @@ class Publisher:
     def submit(self, messages: Sequence[Message]) -> None:
         """Events ready to go (their inputs' journal sync has returned). Never blocks."""
         if messages:
-            self._inbox.append(("messages", messages))
+            self._submitted += 1  # (only the pipeline thread submits)
+            self._inbox.append(("messages", (self._submitted, messages)))
             self._wake.set()
+
+    def let_send(self, timeout_s: float) -> None:
+        """Step aside until the publisher thread has sent what was submitted, or ``timeout_s``.
+
+        Python runs one thread at a time: after a submit, the pipeline thread would go on with
+        its after-work (the retained state, logs, a checkpoint's pickle, the next batch) while
+        the publisher thread, woken, waits for the interpreter. Waiting here hands it over at
+        once. Never longer than ``timeout_s``, and not at all while the broker is away.
+        """
+        if not (self._connected.is_set() and self._thread_alive()):
+            return
+        submitted = self._submitted
+        with self._went_through:
+            self._went_through.wait_for(lambda: self._through >= submitted, timeout_s)
 
     def wake(self) -> None:
         """Look at the outbox again now."""
@@ -363,12 +383,13 @@ class Publisher:
 
     # ------------------------------------------------------------------ the publisher thread
     def _run(self) -> None:
+        taken = 0
         while True:
             stopping = self._stop.is_set()
             timeout = IDLE_WAIT_S
             try:
                 self._maybe_fallback()
-                self._take_inbox()
+                taken = self._take_inbox()
                 self._match_acks()
                 if self._connected.is_set() and not stopping:
                     if self._greet or self._status_due:
@@ -377,6 +398,10 @@ class Publisher:
                     timeout = self._send()
                     if self._idle():
                         self._drained.set()
+                if taken != self._through:
+                    with self._went_through:
+                        self._through = taken
+                        self._went_through.notify_all()
             except Exception:  # never let the sender die; the outbox keeps everything
                 log.exception("publisher loop error")
                 self._stop.wait(0.5)
@@ -465,11 +490,15 @@ class Publisher:
                   restarts_in_last_minute=len(self._restarts))
         self._new_client()
 
-    def _take_inbox(self) -> None:
+    def _take_inbox(self) -> int:
+        """Take in what other threads handed in; returns the number of the last submit
+        taken (or of the last one before, if none came)."""
+        taken = self._through
         while self._inbox:
             kind, item = self._inbox.popleft()
             if kind == "messages":
-                for m in item:
+                taken, messages = item
+                for m in messages:
                     r = self._routes[m.route]
                     r.seen = max(r.seen, m.seq)
                     if r.spilled or m.seq <= r.cursor:
@@ -488,6 +517,7 @@ class Publisher:
                 if len(self._replies) >= QUEUE_MAX:
                     self._replies.popleft()  # best effort: the oldest reply goes
                 self._replies.append(item)
+        return taken
 
     def _match_acks(self) -> None:
         """Settle what the broker acknowledged. Called by the publisher thread only, between

@@ -75,6 +75,9 @@ BATCH_MAX = 2000
 REPLAY_FLUSH_S = 2.0
 """Longest ``cmd/replay`` waits for the outbox to write what was posted before it reads (on
 paho's network thread: a disk stalled longer gets the consumer an error to ask again)."""
+LET_SEND_S = 0.002
+"""How long the pipeline steps aside after handing events to the publisher (``let_send``):
+its ``publish`` takes about 0.1 ms, so this is only reached when it is busy."""
 ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
 
 
@@ -440,12 +443,15 @@ class Service:
 
         def send() -> None:
             """What is ready goes out before a checkpoint is pickled: the pickle of a big
-            table takes milliseconds, and the events of the hand that ended do not wait."""
+            table takes milliseconds, and the events of the hand that ended do not wait.
+            The publisher thread is let run first (``let_send``): while this thread runs
+            Python, or pickles, the publisher cannot."""
             nonlocal messages
             if messages:
                 self.outbox.post(messages)  # recorded by the outbox's own thread
                 if self.publisher is not None:
                     self.publisher.submit(messages)  # sent now, from memory
+                    self.publisher.let_send(LET_SEND_S)
                 messages = []
 
         for batch, committed in batches:

@@ -225,3 +225,34 @@ def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
         sub.close()
         outbox.close()
         broker.stop()
+
+
+def test_let_send_returns_once_the_publisher_has_sent_what_was_submitted(
+        tmp_path: Path, broker: Mosquitto,
+        subscriber_factory: Callable[[str], Subscriber]) -> None:
+    """The pipeline steps aside after each submit so that the publisher thread runs at once;
+    it must not come back before the events went out (else it gains nothing), and must never
+    wait for a publisher that cannot send."""
+    sub = subscriber_factory("tablesvc/v1/v/t/events")
+    outbox = Outbox(tmp_path / "o.sqlite")
+    pub = make_publisher(broker.port, outbox, "5")
+    t = time.monotonic()
+    pub.let_send(5.0)  # not started yet
+    assert time.monotonic() - t < 1.0, "let_send waited for a publisher not started"
+    pub.start()
+    try:
+        wait_until(lambda: pub.connected, 10, "connection")
+        for seq in range(1, 101):
+            before = pub.published
+            pub.submit([Message(seq, "events", event(seq), 0, 0)])
+            pub.let_send(5.0)
+            assert pub.published == before + 1, f"let_send came back before event {seq} went out"
+        wait_until(lambda: len(sub.events("events")) == 100, 10, "all 100 events")
+        broker.stop()
+        wait_until(lambda: not pub.connected, 10, "the broker gone")
+        t = time.monotonic()
+        pub.submit([Message(101, "events", event(101), 0, 0)])
+        pub.let_send(5.0)
+        assert time.monotonic() - t < 1.0, "let_send waited for a publisher without a broker"
+    finally:
+        pub.stop()

@@ -72,12 +72,17 @@ HANDOVER_PAUSE_S = 0.005
 NEWHAND_PAUSE_S = 0.02
 SLOW_S = (0.002, 0.005, 0.02)
 """Sync durations (bucket bounds of the service's histogram) whose exceedances are counted."""
+STEP_SLOW_S = (0.0005, 0.001, 0.002, 0.005)
+"""The same for the service's own steps (its work on a batch, the hand-over to the publisher)."""
+HISTOGRAMS = {"syncs": "tablesvc_journal_sync_seconds", "work": "tablesvc_pipeline_work_seconds",
+              "handover": "tablesvc_publish_handover_seconds"}
+"""The service's histograms the bench reads before and after each rate."""
 
 
 @dataclass
 class Syncs:
-    """Disk syncs in a stretch of time: how many, and how many took longer than each of
-    ``SLOW_S``."""
+    """Durations in a stretch of time (disk syncs, or one of the service's steps): how many,
+    and how many took longer than each of a few bounds (``SLOW_S``, ``STEP_SLOW_S``)."""
 
     n: int
     over: dict[float, int]
@@ -93,10 +98,11 @@ class Syncs:
         return cls(len(ms), {b: sum(1 for x in ms if x > b * 1000) for b in SLOW_S})
 
     @classmethod
-    def between(cls, before: dict[float, int], after: dict[float, int]) -> Syncs:
+    def between(cls, before: dict[float, int], after: dict[float, int],
+                bounds: Sequence[float] = SLOW_S) -> Syncs:
         """From two readings of the cumulative histogram (upper bound -> count)."""
         n = after[float("inf")] - before.get(float("inf"), 0)
-        return cls(n, {b: n - (after[b] - before.get(b, 0)) for b in SLOW_S})
+        return cls(n, {b: n - (after[b] - before.get(b, 0)) for b in bounds})
 
 
 @dataclass
@@ -115,6 +121,10 @@ class RateResult:
     group_commit: Spread | None = None
     """The bare journal at this rate's arrivals (``group_commit_ms``); None at a rate where it
     is the bare fdatasync (one sync per line)."""
+    service_work: Syncs | None = None
+    """The service's work per batch meanwhile (sync returned -> events handed over)."""
+    service_handover: Syncs | None = None
+    """Events handed to the publisher -> written to the broker's socket, meanwhile."""
 
     @property
     def lost(self) -> int:
@@ -314,16 +324,29 @@ def _play(feeder: Feeder, col: Collector, hands: Iterator[tuple[str, bytes, Key 
     return keys, written, time.perf_counter() - start
 
 
-def _service_syncs(port: int) -> dict[float, int] | None:
-    """The service's journal sync histogram (upper bound in s -> syncs at most that long)."""
+def _service_histograms(port: int) -> dict[str, dict[float, int]] | None:
+    """The service's histograms of ``HISTOGRAMS`` (upper bound in s -> how many took at most
+    that long), None if its endpoint did not answer."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
             text = r.read().decode()
     except OSError:
         return None
-    return {float(s.labels["le"]): int(s.value)
-            for fam in text_string_to_metric_families(text) for s in fam.samples
-            if s.name == "tablesvc_journal_sync_seconds_bucket"} or None
+    out: dict[str, dict[float, int]] = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            for key, name in HISTOGRAMS.items():
+                if s.name == f"{name}_bucket":
+                    out.setdefault(key, {})[float(s.labels["le"])] = int(s.value)
+    return out if "syncs" in out else None
+
+
+def _between(before: dict[str, dict[float, int]] | None,
+             after: dict[str, dict[float, int]] | None, key: str,
+             bounds: Sequence[float]) -> Syncs | None:
+    if before is None or after is None or key not in after:
+        return None
+    return Syncs.between(before.get(key, {}), after[key], bounds)
 
 
 def _baselines(storage: Path, port: int) -> tuple[list[float], list[float], int]:
@@ -377,12 +400,12 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
             pending: list[tuple[str, bytes, Key | None]] = []
             for rate in rates:
                 sync, rtt, rtt_lost = _baselines(d / "store", broker.port)
-                before = _service_syncs(metrics_port)
+                before = _service_histograms(metrics_port)
                 keys, written, took = _play(feeder, col, hands, pending, rate, seconds, timed,
                                             cap_s=max(seconds, 600.0))
                 frames = len(written)
                 _wait(lambda k=keys: col.missing(k) == 0, GRACE_S)
-                after = _service_syncs(metrics_port)
+                after = _service_histograms(metrics_port)
                 sync2, rtt2, rtt_lost2 = _baselines(d / "store", broker.port)
                 # at a table's rate one sync per line is what the bare fdatasync measures
                 group = (spread(group_commit_ms(d / "store", written[:GROUP_ARRIVALS]))
@@ -390,9 +413,10 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
                 r = RateResult(rate, frames / took, frames, len(keys),
                                spread(col.latencies(keys)), spread(sync + sync2),
                                spread(rtt + rtt2), rtt_lost + rtt_lost2,
-                               None if before is None or after is None
-                               else Syncs.between(before, after),
-                               Syncs.of_samples(sync + sync2), group)
+                               _between(before, after, "syncs", SLOW_S),
+                               Syncs.of_samples(sync + sync2), group,
+                               _between(before, after, "work", STEP_SLOW_S),
+                               _between(before, after, "handover", STEP_SLOW_S))
                 result.rates.append(r)
                 if not quiet:
                     print_rate(r)
@@ -439,6 +463,9 @@ def print_rate(r: RateResult) -> None:
     print(f"  the service's own journal syncs meanwhile: "
           f"{r.service_syncs or 'not read (metrics endpoint)'}; the bare baseline's: "
           f"{r.baseline_syncs}")
+    print(f"  the service's own steps meanwhile: its work per batch (sync returned -> events "
+          f"handed over) {r.service_work or 'not read'}; hand-over to the broker's socket "
+          f"{r.service_handover or 'not read'}")
     print(f"  target p99 <= {r.fdatasync.p99:.2f} + {r.broker_rtt.p99:.2f} + 2 = "
           f"{r.target_ms:.2f} ms: {verdict}")
     if r.group_commit is not None:
@@ -479,6 +506,10 @@ def summary(runs: Sequence[LatencyResult]) -> None:
                               for r in rs))
         print("  per run, journal syncs over 5 ms, the service / the bare baseline: " + ", ".join(
             f"{_share(r.service_syncs)}/{_share(r.baseline_syncs)}" for r in rs))
+        print("  per run, the service's own steps over 1 ms, its work per batch / the hand-over "
+              "to the broker's socket: " + ", ".join(
+                  f"{_share(r.service_work, 0.001)}/{_share(r.service_handover, 0.001)}"
+                  for r in rs))
     problems = [run.problem for run in runs if run.problem]
     if problems:
         print(f"{len(problems)} run(s) reported a problem")

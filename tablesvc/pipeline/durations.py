@@ -1,7 +1,10 @@
-"""How long something took, counted in fixed buckets: the journal's disk syncs.
+"""How long something took, counted in fixed buckets: the journal's disk syncs, and the
+service's own steps between a frame and its event.
 
 Every event waits for exactly one journal sync, so a disk whose syncs slow down now and then
-makes events late, and nothing else in the service says why. The pipeline thread records each
+makes events late, and nothing else in the service says why. The steps that are the service's
+own (its work on a batch, the hand-over to the publisher thread) are counted the same way, so
+that a late event can be put down to the disk or to the box. The pipeline thread records each
 sync's duration here (a bisect and an increment: nothing on the event path allocates), and the
 Prometheus endpoint and the latency bench read the counts. A venue technician sees the disk's
 tail (``tablesvc_journal_sync_seconds``); the bench compares the syncs the service actually
@@ -27,6 +30,9 @@ SYNC_BUCKETS = (0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2
                 2.5)
 """Upper bounds (seconds) for disk syncs: a quiet SSD syncs in well under a millisecond, a
 shared or failing disk takes tens to hundreds."""
+STEP_BUCKETS = (0.0001, *SYNC_BUCKETS)
+"""Upper bounds (seconds) for the service's own steps on an event's way (its work on a batch,
+the hand-over to the publisher): a tenth of a millisecond when the box is idle."""
 
 
 class Durations:

@@ -56,6 +56,8 @@ class Service(Protocol):
     def publisher(self) -> Publisher | None: ...
     @property
     def stats(self) -> Counts: ...
+    @property
+    def work(self) -> Durations: ...
     def outbox_depth(self) -> int: ...
     def journal_syncs(self) -> Durations | None: ...
 
@@ -116,10 +118,23 @@ class ServiceCollector(Collector):
                                 value=svc.stats.recovery_s)
         syncs = svc.journal_syncs()
         if syncs is not None:
-            yield HistogramMetricFamily(
+            yield _histogram(
                 "tablesvc_journal_sync_seconds", "How long each batch's journal sync took: every "
-                "event waits for one, so a slow disk shows here first",
-                buckets=[(_le(b), n) for b, n in syncs.cumulative()], sum_value=syncs.total)
+                "event waits for one, so a slow disk shows here first", syncs)
+        yield _histogram(
+            "tablesvc_pipeline_work_seconds", "Per batch with events: from its journal sync "
+            "returning to its events handed to the publisher (the core, the events' JSON)",
+            svc.work)
+        if pub is not None:
+            yield _histogram(
+                "tablesvc_publish_handover_seconds", "From events handed to the publisher to "
+                "their write to the broker's socket, while connected", pub.handover)
+
+
+def _histogram(name: str, documentation: str, d: Durations) -> HistogramMetricFamily:
+    return HistogramMetricFamily(name, documentation,
+                                 buckets=[(_le(b), n) for b, n in d.cumulative()],
+                                 sum_value=d.total)
 
 
 def _le(bound: float) -> str:

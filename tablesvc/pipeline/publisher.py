@@ -66,6 +66,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from tablesvc.config.table import MqttSection
 from tablesvc.pipeline.clock import now_ms
+from tablesvc.pipeline.durations import STEP_BUCKETS, Durations
 from tablesvc.pipeline.intake import IntakeError, decode_command, request_id_of
 from tablesvc.pipeline.netloop import NetLoop, Waker
 from tablesvc.pipeline.outbox import Message, Outbox
@@ -145,6 +146,11 @@ class Publisher:
         self._submitted = 0
         self._through = 0
         self._went_through = threading.Condition(threading.Lock())
+        self.handover = Durations(STEP_BUCKETS)
+        """From a submit to the publisher thread having written its events to the broker's
+        socket (as many as the window allowed), while connected: the thread hop, and the
+        interpreter it has to wait for."""
+        self._handed_in: float | None = None  # the oldest submit taken and not yet sent
         # held for a few dict/list operations, never across I/O: tracking() reads from any thread
         self._lock = threading.Lock()
         self._inflight: dict[int, collections.deque[Sent]] = {}
@@ -247,7 +253,7 @@ class Publisher:
         """Events ready to go (their inputs' journal sync has returned). Never blocks."""
         if messages:
             self._submitted += 1  # (only the pipeline thread submits)
-            self._inbox.append(("messages", (self._submitted, messages)))
+            self._inbox.append(("messages", (self._submitted, time.perf_counter(), messages)))
             self._wake.set()
 
     def let_send(self, timeout_s: float) -> None:
@@ -396,8 +402,11 @@ class Publisher:
                         self._greet = False
                         self._say_online()
                     timeout = self._send()
+                    if self._handed_in is not None:
+                        self.handover.record(time.perf_counter() - self._handed_in)
                     if self._idle():
                         self._drained.set()
+                self._handed_in = None  # (not counted: a wait for the broker is no hop)
                 if taken != self._through:
                     with self._went_through:
                         self._through = taken
@@ -497,7 +506,9 @@ class Publisher:
         while self._inbox:
             kind, item = self._inbox.popleft()
             if kind == "messages":
-                taken, messages = item
+                taken, handed_in, messages = item
+                if self._handed_in is None:
+                    self._handed_in = handed_in
                 for m in messages:
                     r = self._routes[m.route]
                     r.seen = max(r.seen, m.seq)

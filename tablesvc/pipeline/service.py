@@ -42,7 +42,7 @@ from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline import checkpoint
 from tablesvc.pipeline.checkpoint import CHECKPOINT_DIR, Basis, table_definition
 from tablesvc.pipeline.clock import now_ms, stamp
-from tablesvc.pipeline.durations import Durations
+from tablesvc.pipeline.durations import STEP_BUCKETS, Durations
 from tablesvc.pipeline.equity import EquityWorker
 from tablesvc.pipeline.files import private_storage, write_private
 from tablesvc.pipeline.journal import (
@@ -175,6 +175,10 @@ class Service:
         self.ports = ports or Ports(cfg, cfg_path)
         self.inputs: queue.Queue[Input] = self.ports.inputs
         self.stats = Stats()
+        self.work = Durations(STEP_BUCKETS)
+        """Per batch with events: from its journal sync returning to its first events handed
+        to the publisher (the core, the events' JSON): the service's own share of the wait."""
+        self._synced_at: float | None = None
         self._stop = threading.Event()
         self.ready = threading.Event()
         self.failed: str | None = None
@@ -430,7 +434,9 @@ class Service:
         for inp in batch:
             self.journal.append(inp)
         committed = self.journal.commit()  # the one sync between these inputs and their events
+        self._synced_at = time.perf_counter()
         self._apply([(batch, committed)])
+        self._synced_at = None
 
     def _apply(self, batches: list[tuple[list[Input], Committed]]) -> None:
         """Apply journalled batches: events to the outbox and the publisher, checkpoints where
@@ -451,6 +457,9 @@ class Service:
                 self.outbox.post(messages)  # recorded by the outbox's own thread
                 if self.publisher is not None:
                     self.publisher.submit(messages)  # sent now, from memory
+                    if self._synced_at is not None:
+                        self.work.record(time.perf_counter() - self._synced_at)
+                        self._synced_at = None
                     self.publisher.let_send(LET_SEND_S)
                 messages = []
 

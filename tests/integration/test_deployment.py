@@ -98,7 +98,7 @@ def test_run_on_storage_it_cannot_use_exits_2_naming_the_file(
         done.stderr)
 
 
-def test_the_metrics_endpoint_reports_frames_events_alerts_hands_the_outbox_and_disk_syncs(
+def test_the_metrics_endpoint_reports_frames_events_alerts_hands_the_outbox_syncs_and_steps(
         tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
@@ -137,6 +137,13 @@ def test_the_metrics_endpoint_reports_frames_events_alerts_hands_the_outbox_and_
     assert syncs >= 1
     assert m[("tablesvc_journal_sync_seconds_bucket", (("le", "+Inf"),))] == syncs
     assert m[("tablesvc_journal_sync_seconds_sum", ())] > 0
+    # the service's own steps on the way of an event: the batch's work, the publisher's hop
+    for step in ("tablesvc_pipeline_work_seconds", "tablesvc_publish_handover_seconds"):
+        n = m[(f"{step}_count", ())]
+        assert n >= 1, step
+        assert m[(f"{step}_bucket", (("le", "+Inf"),))] == n
+        assert m[(f"{step}_bucket", (("le", "0.0001"),))] <= n
+        assert m[(f"{step}_sum", ())] > 0
 
 
 def test_each_port_event_is_one_log_line_and_info_alerts_are_logged_at_info(

@@ -50,7 +50,7 @@ def main() -> None:
     p.add_argument("--tables", type=int, default=12, help="tables of the room bench")
     p.add_argument("--room-hands", type=int, default=20, help="hands per table, room bench")
     p.add_argument("--room-runs", type=int, default=3, help="runs of the room bench")
-    p.add_argument("--only", choices=["throughput", "latency", "showdown", "draw", "rss",
+    p.add_argument("--only", choices=["throughput", "cold", "latency", "showdown", "draw", "rss",
                                       "equity", "restart", "room", "floor"], default=None,
                    help="one bench; the floor console's (issue 13) runs only when asked for: "
                         "it needs Chromium and takes minutes")
@@ -61,6 +61,10 @@ def main() -> None:
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
         throughput.run(a.frames, a.throughput_runs)
+    if a.only in (None, "cold"):
+        from bench import cold
+
+        cold.run()
     if a.only in (None, "showdown"):
         from bench import evaluators, settle
 

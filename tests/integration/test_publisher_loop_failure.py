@@ -11,22 +11,43 @@ command and publish nothing, and nobody would restart it.
 from __future__ import annotations
 
 import json
+import logging
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+import structlog
 
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
+from tablesvc.commands.logs import configure
 from tablesvc.config.table import MqttSection, load_config
 from tablesvc.pipeline.outbox import Message, Outbox
 from tablesvc.pipeline.publisher import RESTARTS_PER_MINUTE, Publisher
 from tablesvc.pipeline.service import Service
 from tests.conftest import Subscriber
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("service_logging")]
+
+
+@pytest.fixture
+def service_logging() -> Iterator[None]:
+    """Log as ``tablesvc run`` does (JSON lines, tracebacks without the frames' locals).
+
+    Each failure here logs a traceback through paho's frames; structlog's own default renders
+    it with every frame's locals, which took 3-4 s a failure on a loaded machine and made the
+    six failures of the second test outlast its 20 s (it measured the renderer, not the
+    service)."""
+    root = logging.getLogger()
+    handlers, level, saved = root.handlers[:], root.level, structlog.get_config()
+    configure("json", "info", sys.stderr)
+    yield
+    structlog.configure(**saved)
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 def event(seq: int) -> str:

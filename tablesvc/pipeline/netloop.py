@@ -23,6 +23,7 @@ import select
 import socket
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -82,46 +83,52 @@ class NetLoop:
         self._delay = 0.0  # the wait before the next attempt, once one has failed
         self._next_try = 0.0  # monotonic seconds; 0: at once (the first connection)
 
-    def wait(self, timeout: float) -> None:
+    def wait(self, timeout: float,
+             lock: AbstractContextManager[Any] | None = None) -> None:
         """Wait up to ``timeout`` seconds for the waker or the network, then do what the
-        network needs (read, write, ping, connect)."""
-        c = self.client
-        sock: Any = c.socket()
-        if sock is None:
-            sock = self._connect()
+        network needs (read, write, ping, connect). ``lock`` is held around everything but
+        the wait itself: another thread that takes it may publish meanwhile (see
+        ``Publisher.send_now``)."""
+        guard = lock if lock is not None else nullcontext()
+        with guard:
+            c = self.client
+            sock: Any = c.socket()
             if sock is None:
-                timeout = max(0.0, min(timeout, self._next_try - time.monotonic()))
-        elif c.is_connected():
-            self._delay = 0.0
-        rlist: list[Any] = [self.waker]
-        wlist: list[Any] = []
-        pending = 0
-        if sock is not None:
-            rlist.append(sock)
-            if c.want_write():
-                wlist.append(sock)
-            pending = sock.pending() if hasattr(sock, "pending") else 0  # TLS: read, unseen
+                sock = self._connect()
+                if sock is None:
+                    timeout = max(0.0, min(timeout, self._next_try - time.monotonic()))
+            elif c.is_connected():
+                self._delay = 0.0
+            rlist: list[Any] = [self.waker]
+            wlist: list[Any] = []
+            pending = 0
+            if sock is not None:
+                rlist.append(sock)
+                if c.want_write():
+                    wlist.append(sock)
+                pending = sock.pending() if hasattr(sock, "pending") else 0  # TLS: read, unseen
         try:
             readable, writable, _ = select.select(rlist, wlist, [], 0.0 if pending else timeout)
         except (OSError, ValueError, TypeError):
             readable, writable = [], []  # the socket went away under us: handled below
         if self.waker in readable:
             self.waker.clear()
-        if sock is None or c.socket() is not sock:
-            return
-        if sock in readable or pending:
-            c.loop_read()
+        with guard:
+            if sock is None or c.socket() is not sock:
+                return
+            if sock in readable or pending:
+                c.loop_read()
+                if c.socket() is not sock:
+                    self._lost()
+                    return
+            if sock in writable or c.want_write():
+                c.loop_write()
+                if c.socket() is not sock:
+                    self._lost()
+                    return
+            c.loop_misc()
             if c.socket() is not sock:
                 self._lost()
-                return
-        if sock in writable or c.want_write():
-            c.loop_write()
-            if c.socket() is not sock:
-                self._lost()
-                return
-        c.loop_misc()
-        if c.socket() is not sock:
-            self._lost()
 
     def _connect(self) -> Any:
         """Connect (or reconnect) when it is time: a blocking TCP connect, bounded by paho's
@@ -145,8 +152,9 @@ class NetLoop:
         self._delay = min(self._max, self._delay * 2) if self._delay else self._min
         self._next_try = time.monotonic() + self._delay
 
-    def drive(self, until_s: float, done: Callable[[], bool]) -> None:
+    def drive(self, until_s: float, done: Callable[[], bool],
+              lock: AbstractContextManager[Any] | None = None) -> None:
         """Run the loop until ``done()`` is true or ``until_s`` (monotonic) has passed: to see
         a last message acknowledged before disconnecting."""
         while not done() and time.monotonic() < until_s and self.client.socket() is not None:
-            self.wait(min(0.05, max(0.0, until_s - time.monotonic())))
+            self.wait(min(0.05, max(0.0, until_s - time.monotonic())), lock)

@@ -12,22 +12,34 @@ messages across reconnects and sends them again itself, so after a reconnect we 
 continue. The in-flight window is capped and every ``publish()`` result is checked, so a
 refused publish stays queued for the next attempt instead of vanishing.
 
-One thread does all of it. The publisher thread runs the client's network I/O itself
-(``tablesvc.pipeline.netloop``: paho's external-loop interface, no ``loop_start``), so a
-``publish()`` writes the socket on the spot instead of handing the packet to a second thread
-(timed, that hand-over alone cost up to 2.5 ms at p99), and PUBACKs and commands are read on
-the thread that matches and answers them. It waits in ``select`` on the broker's socket and on
-a waker that the pipeline sets when it submits.
+The publisher thread runs the client's network I/O itself (``tablesvc.pipeline.netloop``:
+paho's external-loop interface, no ``loop_start``), so a ``publish()`` writes the socket on the
+spot instead of handing the packet to a second thread (timed, that hand-over alone cost up to
+2.5 ms at p99), and PUBACKs and commands are read on the thread that matches and answers them.
+It waits in ``select`` on the broker's socket and on a waker that other threads set when they
+hand something in.
+
+The pipeline does not wake it for its events, though: right after it submits, it does the
+round itself (``send_now``), when the publisher is free at that moment. Waking the publisher
+thread cost a thread's wake-up on a processor that had gone idle (0.15 ms at p50, 1 ms at p99
+on the reference box) on every event's way. One lock, ``_round``, is held by whoever does a
+round of the publisher's work — the publisher thread for each of its rounds (not while it
+waits in ``select``), the pipeline for its send — so everything below that says "the
+publisher thread" means "the holder of ``_round``". The pipeline only ever *tries* the lock:
+if the publisher thread is in a round, the pipeline wakes it and goes on, so nothing the
+publisher does holds the pipeline. Work that reads the outbox (a spilled route) or greets a
+new connection is left to the publisher thread.
 
 How a PUBACK finds its message:
 
-1. only the publisher thread calls ``publish()`` — events, retained state and device health,
-   status and command replies alike, and the last (offline) status before it disconnects —
-   and it records the returned message id in ``_inflight`` right away;
-2. ``on_publish`` (called inside the loop's read) only appends (mid, reason) to ``_acked``;
-   it looks nothing up;
-3. the publisher thread matches ``_acked`` against ``_inflight`` between two of its rounds,
-   so a PUBACK it matches belongs to a message it has already recorded. The ids in flight
+1. only the holder of ``_round`` calls ``publish()`` — events, retained state and device
+   health, status and command replies alike, and the last (offline) status before it
+   disconnects — and it records the returned message id in ``_inflight`` right away, before
+   it lets the lock go;
+2. ``on_publish`` (called inside the loop's read, under ``_round``) only appends (mid, reason)
+   to ``_acked``; it looks nothing up;
+3. the holder of ``_round`` matches ``_acked`` against ``_inflight`` between two publishes,
+   so a PUBACK it matches belongs to a message already recorded. The ids in flight
    are unique (paho reuses an id only once its message was acknowledged); should an id come
    round again before its earlier PUBACK was matched, the PUBACKs of that id still arrive in
    publish order, and ``_inflight`` keeps the messages of an id oldest first.
@@ -43,8 +55,8 @@ with back-off, in the log and in the retained ``status``, never as a message of 
 
 Every map here is bounded: ``_inflight`` and ``_acked`` by paho's window (``mqtt.inflight``),
 the retained snapshots by their topics (latest value only), the route queues by
-``QUEUE_MAX``. No lock of this module is ever taken by the pipeline thread: it only appends to
-a deque and sets the waker.
+``QUEUE_MAX``. The pipeline thread never waits for a lock of this module: it appends to a
+deque, and it tries ``_round``.
 """
 
 from __future__ import annotations
@@ -151,6 +163,11 @@ class Publisher:
         socket (as many as the window allowed), while connected: the thread hop, and the
         interpreter it has to wait for."""
         self._handed_in: float | None = None  # the oldest submit taken and not yet sent
+        # whoever does a round of the publisher's work holds it (see the module's docstring);
+        # re-entrant, as the goodbye drives the network loop, which takes it too
+        self._round = threading.RLock()
+        self.sent_here = 0
+        """Rounds done by the submitting thread itself (``send_now``), for the bench."""
         # held for a few dict/list operations, never across I/O: tracking() reads from any thread
         self._lock = threading.Lock()
         self._inflight: dict[int, collections.deque[Sent]] = {}
@@ -249,12 +266,57 @@ class Publisher:
         return self._connected.is_set()
 
     # ------------------------------------------------------------------ other threads hand in
-    def submit(self, messages: Sequence[Message]) -> None:
-        """Events ready to go (their inputs' journal sync has returned). Never blocks."""
+    def submit(self, messages: Sequence[Message], wake: bool = True) -> None:
+        """Events ready to go (their inputs' journal sync has returned). Never blocks.
+        ``wake=False``: the caller calls ``send_now`` next (and wakes the publisher thread
+        if that did not send)."""
         if messages:
             self._submitted += 1  # (only the pipeline thread submits)
             self._inbox.append(("messages", (self._submitted, time.perf_counter(), messages)))
-            self._wake.set()
+            if wake:
+                self._wake.set()
+
+    def send_now(self) -> bool:
+        """Do the publisher's round on the calling thread, if the publisher is free at this
+        moment: take in what was handed in, settle the PUBACKs read so far, and publish what
+        is due (the socket is written before this returns). Never waits: False if the
+        publisher thread is in a round, if the broker is away, or if the round needs the
+        publisher thread (the outbox read for a spilled route, the greeting of a new
+        connection); the caller then wakes it (``wake``). Never raises."""
+        if not self._connected.is_set() or self._stop.is_set() or self.failed is not None:
+            return False
+        if not self._round.acquire(blocking=False):
+            return False
+        try:
+            if self._greet or self._status_due or not self._connected.is_set() or any(
+                    r.spilled for r in self._routes.values()):
+                return False
+            taken = self._take_inbox()
+            self._match_acks()
+            wait_s = self._send(from_outbox=False)
+            if self._handed_in is not None:
+                self.handover.record(time.perf_counter() - self._handed_in)
+                self._handed_in = None
+            self._went(taken)
+            self.sent_here += 1
+            if wait_s < IDLE_WAIT_S or self._client.want_write() or any(
+                    r.spilled for r in self._routes.values()):
+                # a delayed message due before the thread looks again, bytes the socket did
+                # not take yet, a route that spilled: the publisher thread's work
+                self._wake.set()
+            return True
+        except Exception:  # the publisher thread tries again; nothing is lost
+            log.exception("sending on the submitting thread failed")
+            return False
+        finally:
+            self._round.release()
+
+    def _went(self, taken: int) -> None:
+        """Submits up to ``taken`` have been through a round: ``let_send`` may return."""
+        if taken != self._through:
+            with self._went_through:
+                self._through = taken
+                self._went_through.notify_all()
 
     def let_send(self, timeout_s: float) -> None:
         """Step aside until the publisher thread has sent what was submitted, or ``timeout_s``.
@@ -274,11 +336,13 @@ class Publisher:
         """Look at the outbox again now."""
         self._wake.set()
 
-    def set_retained(self, sub: str, payload: dict[str, Any]) -> None:
+    def set_retained(self, sub: str, payload: dict[str, Any], wake: bool = True) -> None:
         """A retained snapshot for ``sub``: published soon (only the latest value of a topic
-        is kept) and again on every reconnect. Never blocks."""
+        is kept) and again on every reconnect. Never blocks. ``wake=False``: as for
+        ``submit``."""
         self._inbox.append(("retained", (sub, json.dumps(payload, separators=(",", ":")))))
-        self._wake.set()
+        if wake:
+            self._wake.set()
 
     def reply(self, cmd: str, payload: dict[str, Any]) -> None:
         """Answer a command on ``cmd/<name>/reply`` (best effort: replies are not events)."""
@@ -389,41 +453,48 @@ class Publisher:
 
     # ------------------------------------------------------------------ the publisher thread
     def _run(self) -> None:
-        taken = 0
         while True:
             stopping = self._stop.is_set()
             timeout = IDLE_WAIT_S
             try:
-                self._maybe_fallback()
-                taken = self._take_inbox()
-                self._match_acks()
-                if self._connected.is_set() and not stopping:
-                    if self._greet or self._status_due:
-                        self._greet = False
-                        self._say_online()
-                    timeout = self._send()
-                    if self._handed_in is not None:
-                        self.handover.record(time.perf_counter() - self._handed_in)
-                    if self._idle():
-                        self._drained.set()
-                self._handed_in = None  # (not counted: a wait for the broker is no hop)
-                if taken != self._through:
-                    with self._went_through:
-                        self._through = taken
-                        self._went_through.notify_all()
+                with self._round:
+                    timeout = self._round_work(stopping)
             except Exception:  # never let the sender die; the outbox keeps everything
                 log.exception("publisher loop error")
                 self._stop.wait(0.5)
             if stopping:
-                self._goodbye()
+                with self._round:
+                    self._goodbye()
                 return
             if self.failed is not None:
                 self._stop.wait(IDLE_WAIT_S)  # given up: the service is stopping
                 continue
             try:
-                self._net.wait(timeout)  # the broker's socket and the waker at once
+                # the broker's socket and the waker at once; _round is let go while it waits
+                self._net.wait(timeout, self._round)
             except Exception:
-                self._loop_failed()
+                with self._round:
+                    self._loop_failed()
+
+    def _round_work(self, stopping: bool) -> float:
+        """One round of the publisher thread (under ``_round``); returns how long it may wait
+        before the next."""
+        timeout = IDLE_WAIT_S
+        self._maybe_fallback()
+        taken = self._take_inbox()
+        self._match_acks()
+        if self._connected.is_set() and not stopping:
+            if self._greet or self._status_due:
+                self._greet = False
+                self._say_online()
+            timeout = self._send()
+            if self._handed_in is not None:
+                self.handover.record(time.perf_counter() - self._handed_in)
+            if self._idle():
+                self._drained.set()
+        self._handed_in = None  # (not counted: a wait for the broker is no hop)
+        self._went(taken)
+        return timeout
 
     def _goodbye(self) -> None:
         """The last status (offline) and a clean disconnect, so the broker drops the will."""
@@ -434,7 +505,8 @@ class Publisher:
                 info = c.publish(self.topic("status"), json.dumps(self.status("offline")),
                                  qos=1, retain=True)
                 if info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS:
-                    self._net.drive(time.monotonic() + GOODBYE_S, info.is_published)
+                    self._net.drive(time.monotonic() + GOODBYE_S, info.is_published,
+                                    self._round)
             c.disconnect()  # written at once: this thread runs the client's loop
         except Exception:
             log.exception("error while disconnecting from the broker")
@@ -614,14 +686,16 @@ class Publisher:
         self._retained_sent.clear()
         self._retained_busy.clear()
 
-    def _send(self) -> float:
-        """Publish what is due; returns how long the thread may wait before looking again."""
+    def _send(self, from_outbox: bool = True) -> float:
+        """Publish what is due; returns how long the thread may wait before looking again.
+        ``from_outbox=False``: a spilled route is left for the publisher thread."""
         now = now_ms()
         wait_ms = IDLE_WAIT_S * 1000
         room = self._room()
         for name, r in self._routes.items():
             if r.spilled:
-                room = self._send_from_outbox(name, r, now, room)
+                if from_outbox:
+                    room = self._send_from_outbox(name, r, now, room)
                 continue
             while r.queue and room > 0:
                 msg = r.queue[0]

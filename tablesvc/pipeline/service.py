@@ -450,17 +450,22 @@ class Service:
         def send() -> None:
             """What is ready goes out before a checkpoint is pickled: the pickle of a big
             table takes milliseconds, and the events of the hand that ended do not wait.
-            The publisher thread is let run first (``let_send``): while this thread runs
-            Python, or pickles, the publisher cannot."""
+            This thread publishes them itself when the publisher is free (``send_now``: no
+            other thread has to wake on an event's way); otherwise the publisher thread is
+            woken and let run first (``let_send``): while this thread runs Python, or
+            pickles, the publisher cannot."""
             nonlocal messages
             if messages:
                 self.outbox.post(messages)  # recorded by the outbox's own thread
-                if self.publisher is not None:
-                    self.publisher.submit(messages)  # sent now, from memory
+                pub = self.publisher
+                if pub is not None:
+                    pub.submit(messages, wake=False)  # sent now, from memory
                     if self._synced_at is not None:
                         self.work.record(time.perf_counter() - self._synced_at)
                         self._synced_at = None
-                    self.publisher.let_send(LET_SEND_S)
+                    if not pub.send_now():  # written to the broker's socket by this thread
+                        pub.wake()  # the publisher is busy, or it is its work
+                        pub.let_send(LET_SEND_S)
                 messages = []
 
         for batch, committed in batches:
@@ -541,4 +546,6 @@ class Service:
                 pub.reply(r.cmd, r.payload())
             for n in out.notes:
                 getattr(log, n.level, log.info)(n.message, **n.fields)
-        pub.set_retained("state", self.core.snapshot())
+        pub.set_retained("state", self.core.snapshot(), wake=False)
+        if not pub.send_now():
+            pub.wake()

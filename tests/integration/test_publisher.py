@@ -139,7 +139,8 @@ def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
     PUBACK matched to the wrong message would show as a refusal of a public event or an
     accepted secure one (refusals are counted per topic). Retained state and replies are
     published all along, as the service does: their PUBACKs must not settle an event either,
-    and no bookkeeping may grow."""
+    and no bookkeeping may grow. Half the batches are published by the submitting thread
+    itself (``send_now``) while the publisher thread reads PUBACKs, as in the service."""
     acl = tmp_path / "acl"
     acl.write_text("topic write tablesvc/v1/v/t/status\ntopic write tablesvc/v1/v/t/events\n"
                    "topic write tablesvc/v1/v/t/state\ntopic write tablesvc/v1/v/t/cmd/+/reply\n"
@@ -188,7 +189,12 @@ def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
         for lo in range(first + 1, total + 1, 500):
             batch = [message(s) for s in range(lo, min(lo + 500, total + 1))]
             outbox.post(batch)
-            pub.submit(batch)
+            if lo // 500 % 2:  # as the pipeline does: it sends them itself when it can
+                pub.submit(batch, wake=False)
+                if not pub.send_now():
+                    pub.wake()
+            else:  # or the publisher thread sends them
+                pub.submit(batch)
             sample()
             wait_until(lambda: pub.tracking()["queued"] < 5000, 60, "the queue to drain")
         def settled() -> int:
@@ -254,5 +260,47 @@ def test_let_send_returns_once_the_publisher_has_sent_what_was_submitted(
         pub.submit([Message(101, "events", event(101), 0, 0)])
         pub.let_send(5.0)
         assert time.monotonic() - t < 1.0, "let_send waited for a publisher without a broker"
+    finally:
+        pub.stop()
+
+
+def test_the_submitting_thread_writes_its_events_itself_when_the_publisher_is_free(
+        tmp_path: Path, broker: Mosquitto,
+        subscriber_factory: Callable[[str], Subscriber]) -> None:
+    """At a table's pace the publisher thread sleeps between events; waking it cost a
+    thread's wake-up on every event's way. ``send_now`` publishes on the caller's thread
+    instead: the event is on the broker's socket when it returns. It never waits, and it
+    leaves the work to the publisher thread when the broker is away."""
+    sub = subscriber_factory("tablesvc/v1/v/t/events")
+    outbox = Outbox(tmp_path / "o.sqlite")
+    pub = make_publisher(broker.port, outbox, "5")
+    assert not pub.send_now()  # not started
+    pub.start()
+    try:
+        wait_until(lambda: pub.connected, 10, "connection")
+        wait_until(pub.send_now, 10, "the routes live (nothing left in the outbox)")
+        here = 0
+        for seq in range(1, 101):
+            before = pub.published
+            pub.submit([Message(seq, "events", event(seq), 0, 0)], wake=False)
+            if pub.send_now():
+                here += 1
+                assert pub.published == before + 1, f"send_now returned before event {seq}"
+            else:  # the publisher thread was in a round (a PUBACK): it sends it
+                pub.wake()
+                pub.let_send(5.0)
+            time.sleep(0.005)
+        # (a round of the publisher thread can overlap now and then on a busy box)
+        assert here >= 50, f"only {here} of 100 events sent by the submitting thread"
+        wait_until(lambda: len(sub.events("events")) == 100, 10, "all 100 events")
+        assert [e["seq"] for e in sub.events("events")] == list(range(1, 101))
+        wait_until(lambda: pub.tracking()["inflight"] == 0, 10, "every PUBACK settled")
+        broker.stop()
+        wait_until(lambda: not pub.connected, 10, "the broker gone")
+        t = time.monotonic()
+        pub.submit([Message(101, "events", event(101), 0, 0)], wake=False)
+        assert not pub.send_now(), "send_now published with no broker"
+        assert time.monotonic() - t < 1.0, "send_now waited for a publisher without a broker"
+        assert pub.tracking()["queued"] == 0 and pub.tracking()["inbox"] == 1
     finally:
         pub.stop()

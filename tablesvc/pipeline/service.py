@@ -76,8 +76,9 @@ REPLAY_FLUSH_S = 2.0
 """Longest ``cmd/replay`` waits for the outbox to write what was posted before it reads (on
 paho's network thread: a disk stalled longer gets the consumer an error to ask again)."""
 LET_SEND_S = 0.002
-"""How long the pipeline steps aside after handing events to the publisher (``let_send``):
-its ``publish`` takes about 0.1 ms, so this is only reached when it is busy."""
+"""How long the pipeline waits for the publisher after handing it events: for the lock of
+its round, to publish them itself (``send_now``), or else for its thread to send them
+(``let_send``). A round takes about 0.1 ms, so this is only reached when it is busy."""
 ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
 
 
@@ -463,8 +464,10 @@ class Service:
                     if self._synced_at is not None:
                         self.work.record(time.perf_counter() - self._synced_at)
                         self._synced_at = None
-                    if not pub.send_now():  # written to the broker's socket by this thread
-                        pub.wake()  # the publisher is busy, or it is its work
+                    # written to the broker's socket by this thread, once the publisher
+                    # thread is out of its round (a PUBACK it reads, say)
+                    if not pub.send_now(LET_SEND_S):
+                        pub.wake()  # the broker is away, or it is that thread's work
                         pub.let_send(LET_SEND_S)
                 messages = []
 

@@ -292,13 +292,32 @@ def test_the_submitting_thread_writes_its_events_itself_when_the_publisher_is_fr
             time.sleep(0.005)
         # (a round of the publisher thread can overlap now and then on a busy box)
         assert here >= 50, f"only {here} of 100 events sent by the submitting thread"
-        wait_until(lambda: len(sub.events("events")) == 100, 10, "all 100 events")
-        assert [e["seq"] for e in sub.events("events")] == list(range(1, 101))
+        # while the publisher thread is in a round (here: its lock held for 0.5 s), send_now
+        # waits no longer than it is told, and sends once the round is over
+        held, release = threading.Event(), threading.Event()
+
+        def round_in_progress() -> None:
+            with pub._round:
+                held.set()
+                release.wait(0.5)
+
+        holder = threading.Thread(target=round_in_progress)
+        holder.start()
+        held.wait(5)
+        pub.submit([Message(101, "events", event(101), 0, 0)], wake=False)
+        t = time.monotonic()
+        assert not pub.send_now(0.05), "send_now sent while the publisher was in a round"
+        assert time.monotonic() - t < 0.4, "send_now waited longer than it was told"
+        threading.Timer(0.1, release.set).start()
+        assert pub.send_now(5.0), "send_now did not send once the round was over"
+        holder.join()
+        wait_until(lambda: len(sub.events("events")) == 101, 10, "all 101 events")
+        assert [e["seq"] for e in sub.events("events")] == list(range(1, 102))
         wait_until(lambda: pub.tracking()["inflight"] == 0, 10, "every PUBACK settled")
         broker.stop()
         wait_until(lambda: not pub.connected, 10, "the broker gone")
         t = time.monotonic()
-        pub.submit([Message(101, "events", event(101), 0, 0)], wake=False)
+        pub.submit([Message(102, "events", event(102), 0, 0)], wake=False)
         assert not pub.send_now(), "send_now published with no broker"
         assert time.monotonic() - t < 1.0, "send_now waited for a publisher without a broker"
         assert pub.tracking()["queued"] == 0 and pub.tracking()["inbox"] == 1

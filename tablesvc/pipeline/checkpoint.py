@@ -77,14 +77,6 @@ replays more than about this many inputs (a third of a second on a small box) pl
 KEEP_RECENT = 3
 """Newest checkpoints kept besides those at segment starts: a damaged newest one leaves two."""
 OUTBOX_WAIT_S = 30.0
-QUIET_WAIT_S = 0.2
-"""Longest the writer waits for the pipeline to finish a batch before it writes (``quiet``).
-
-A checkpoint's two syncs and its metadata (a new file, a rename, the old ones removed) go
-into the file system's journal commit; a journal sync of the pipeline that comes meanwhile
-waits for that commit. Written right after a batch, a checkpoint is on the disk before the
-next frame at a table's pace (docs/PERFORMANCE.md); at a fast pace, or an idle table, this
-costs the write at most this long."""
 
 _CODE_PACKAGES = ("tablesvc/core", "drivers")
 """The packages whose objects a checkpoint holds: any change to them makes a new fingerprint."""
@@ -439,15 +431,8 @@ class Writer:
         self._after = after_write
         self._queue: queue.Queue[Snapshot | None] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._quiet = threading.Event()
-        self._closing = False
         self.written = 0
         self.failed = 0
-
-    def quiet(self) -> None:
-        """The pipeline has finished a batch (its journal sync and its events are done): the
-        best moment to write, before the next frame's sync. Cheap; called after every batch."""
-        self._quiet.set()
 
     def start(self) -> None:
         if self.folder.is_dir():  # what a crash left half written is no checkpoint
@@ -464,8 +449,6 @@ class Writer:
 
     def close(self, timeout: float = 10.0) -> None:
         if self._thread is not None:
-            self._closing = True  # the last one is written at once
-            self._quiet.set()
             self._queue.put(None)
             self._thread.join(timeout)
             self._thread = None
@@ -494,9 +477,6 @@ class Writer:
                             position=describe(snap.header.position), seq=snap.header.seq)
                 return
             time.sleep(0.01)
-        if self._thread is not None and not self._closing:
-            self._quiet.clear()  # the end of the next batch, or a table that stays idle
-            self._quiet.wait(QUIET_WAIT_S)
         try:
             path = write(self.folder, snap)
         except OSError as exc:

@@ -438,7 +438,6 @@ class Service:
         self._synced_at = time.perf_counter()
         self._apply([(batch, committed)])
         self._synced_at = None
-        self.checkpoints.quiet()  # a checkpoint waiting to be written goes now
 
     def _apply(self, batches: list[tuple[list[Input], Committed]]) -> None:
         """Apply journalled batches: events to the outbox and the publisher, checkpoints where

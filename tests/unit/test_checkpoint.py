@@ -13,7 +13,6 @@ import json
 import os
 import pickle
 import stat
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -264,31 +263,3 @@ def test_a_checkpoint_half_written_when_the_power_went_is_cleared_and_never_read
     writer.start()
     writer.close()
     assert not half.exists() and path.exists()
-
-
-def test_a_checkpoint_is_written_when_the_pipeline_ends_a_batch_not_during_the_next_sync(
-        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A checkpoint's syncs and metadata go into the file system's journal commit, which a
-    journal sync of the pipeline made meanwhile waits for: the writer waits for the end of a
-    batch (``quiet``), so the file is on the disk before the next frame at a table's pace.
-    An idle table does not hold it back for long, and closing writes what is left at once."""
-    monkeypatch.setattr(checkpoint, "QUIET_WAIT_S", 30.0)
-    basis, core, _ = basis_and_core
-    folder = tmp_path / "checkpoints"
-    writer = checkpoint.Writer(folder, lambda: 10**9)
-    writer.start()
-    try:
-        writer.post(checkpoint.take(core, basis, Position(1, 100), "hand", "x"))
-        time.sleep(0.3)
-        assert writer.written == 0, "written before the pipeline ended a batch"
-        writer.quiet()
-        deadline = time.monotonic() + 10
-        while writer.written == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert writer.written == 1 and checkpoint.listing(folder)[0][0] == Position(1, 100)
-        # closing does not wait for a batch: the last checkpoint of a stop is written
-        writer.post(checkpoint.take(core, basis, Position(1, 200), "shutdown", "x"))
-    finally:
-        writer.close()
-    assert writer.written == 2 and checkpoint.listing(folder)[-1][0] == Position(1, 200)

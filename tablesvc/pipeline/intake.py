@@ -19,9 +19,15 @@ number 1e999 is out of range
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Callable
 from typing import Any
+
+import structlog
+
+log = structlog.get_logger("tablesvc.pipeline.intake")
 
 MAX_DEPTH = 8
 """Nesting of arrays and objects a command may use; the deepest command needs 3."""
@@ -159,3 +165,28 @@ def request_id_of(payload: bytes) -> str | int | None:
             return None
     return rid
 
+
+
+def take_command(topic: str, payload: bytes, max_bytes: int,
+                 on_command: Callable[[str, dict[str, Any]], None],
+                 reply: Callable[[str, dict[str, Any]], None]) -> None:
+    """A command from the broker: its bytes are checked before anything reads them, and
+    whatever goes wrong is answered on its reply topic. Never raises: it runs inside the
+    MQTT client's network loop, which nothing a message brings in may break."""
+    name = "unknown"
+    try:
+        name = topic.rsplit("/", 1)[-1]
+        try:
+            body = decode_command(payload, max_bytes)
+        except IntakeError as exc:
+            rid = request_id_of(payload) if len(payload) <= max_bytes else None
+            reply(name, {"request_id": rid, "ok": False, "error": str(exc), "data": None})
+            log.warning("command refused unread", cmd=name, error=str(exc), size=len(payload))
+            return
+        on_command(name, body)
+    except Exception as exc:
+        log.exception("command failed", cmd=name)
+        with contextlib.suppress(Exception):
+            reply(name, {"request_id": None, "ok": False,
+                         "error": f"internal error ({type(exc).__name__}); the command was "
+                         "not carried out", "data": None})

@@ -12,51 +12,33 @@ messages across reconnects and sends them again itself, so after a reconnect we 
 continue. The in-flight window is capped and every ``publish()`` result is checked, so a
 refused publish stays queued for the next attempt instead of vanishing.
 
-The publisher thread runs the client's network I/O itself (``tablesvc.pipeline.netloop``:
-paho's external-loop interface, no ``loop_start``), so a ``publish()`` writes the socket on the
-spot instead of handing the packet to a second thread (timed, that hand-over alone cost up to
-2.5 ms at p99), and PUBACKs and commands are read on the thread that matches and answers them.
-It waits in ``select`` on the broker's socket and on a waker that other threads set when they
-hand something in.
+The publisher thread runs the client's network I/O itself (``tablesvc.pipeline.netloop``),
+so a ``publish()`` writes the socket on the spot, and PUBACKs and commands are read on the
+thread that matches and answers them. It waits in ``select`` on the broker's socket and on a
+waker that other threads set when they hand something in.
 
-The pipeline does not wake it for its events, though: right after it submits, it does the
-round itself (``send_now``), when the publisher is free at that moment. Waking the publisher
-thread cost a thread's wake-up on a processor that had gone idle (0.15 ms at p50, 1 ms at p99
-on the reference box) on every event's way. One lock, ``_round``, is held by whoever does a
-round of the publisher's work — the publisher thread for each of its rounds (not while it
-waits in ``select``), the pipeline for its send — so everything below that says "the
-publisher thread" means "the holder of ``_round``". The pipeline only ever *tries* the lock:
-if the publisher thread is in a round, the pipeline wakes it and goes on, so nothing the
-publisher does holds the pipeline. Work that reads the outbox (a spilled route) or greets a
-new connection is left to the publisher thread.
+The pipeline does not wake it for its events: right after it submits, it does the round
+itself (``send_now``) when the publisher is free, as a thread's wake-up on a processor gone
+idle cost 0.15 ms at p50, 1 ms at p99 on the reference box. One lock, ``_round``, is held by
+whoever does a round — the publisher thread for each of its rounds (not while it waits in
+``select``), the pipeline for its send — so below, "the publisher thread" means "the holder
+of ``_round``". The pipeline waits for it 2 ms at most, then wakes the thread and goes on, so
+nothing the publisher does holds the pipeline. Work that reads the outbox (a spilled route)
+or greets a new connection is left to the publisher thread.
 
-How a PUBACK finds its message:
+How a PUBACK finds its message: ``tablesvc.pipeline.inflight``. Nothing a message brings
+in may break the network loop: every callback catches what it raises, logs it and (for a
+command) answers it; a command's bytes are checked (``tablesvc.pipeline.intake``) first.
+Should paho raise out of its loop all the same, the publisher drops the client (closing its
+socket, so the broker publishes the will) and starts a new one; if that keeps happening it
+sets ``failed``, and the service stops with an error so that systemd starts it afresh. A
+message the broker refuses is reported through ``tablesvc.pipeline.refusals``: once per
+topic and reason, then with back-off, in the log and in the retained ``status``, never as a
+message of its own.
 
-1. only the holder of ``_round`` calls ``publish()`` — events, retained state and device
-   health, status and command replies alike, and the last (offline) status before it
-   disconnects — and it records the returned message id in ``_inflight`` right away, before
-   it lets the lock go;
-2. ``on_publish`` (called inside the loop's read, under ``_round``) only appends (mid, reason)
-   to ``_acked``; it looks nothing up;
-3. the holder of ``_round`` matches ``_acked`` against ``_inflight`` between two publishes,
-   so a PUBACK it matches belongs to a message already recorded. The ids in flight
-   are unique (paho reuses an id only once its message was acknowledged); should an id come
-   round again before its earlier PUBACK was matched, the PUBACKs of that id still arrive in
-   publish order, and ``_inflight`` keeps the messages of an id oldest first.
-
-Nothing a message brings in may break the network loop: every callback catches what it
-raises, logs it and (for a command) answers it; a command's bytes are checked
-(``tablesvc.pipeline.intake``) before anything else reads them. Should paho raise out of its
-loop all the same, the publisher drops the client (closing its socket, so the broker publishes
-the will) and starts a new one; if that keeps happening it sets ``failed``, and the service
-stops with an error so that systemd starts it afresh. A message the broker
-refuses is reported through ``tablesvc.pipeline.refusals``: once per topic and reason, then
-with back-off, in the log and in the retained ``status``, never as a message of its own.
-
-Every map here is bounded: ``_inflight`` and ``_acked`` by paho's window (``mqtt.inflight``),
+Every map here is bounded: the messages in flight by paho's window (``mqtt.inflight``),
 the retained snapshots by their topics (latest value only), the route queues by
-``QUEUE_MAX``. The pipeline thread never waits for a lock of this module: it appends to a
-deque, and it tries ``_round``.
+``QUEUE_MAX``. The pipeline never waits for a lock here but ``_round``, for 2 ms at most.
 """
 
 from __future__ import annotations
@@ -79,7 +61,8 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from tablesvc.config.table import MqttSection
 from tablesvc.pipeline.clock import now_ms
 from tablesvc.pipeline.durations import STEP_BUCKETS, Durations
-from tablesvc.pipeline.intake import IntakeError, decode_command, request_id_of
+from tablesvc.pipeline.inflight import InFlight, Sent
+from tablesvc.pipeline.intake import take_command
 from tablesvc.pipeline.netloop import NetLoop, Waker
 from tablesvc.pipeline.outbox import Message, Outbox
 from tablesvc.pipeline.refusals import RefusalReport
@@ -100,17 +83,6 @@ GOODBYE_S = 1.0
 SESSION_TAKEN_OVER = 142
 CommandHandler = Callable[[str, dict[str, Any]], None]
 RefusedHandler = Callable[[int, str], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Sent:
-    """What a message id in flight stands for: an event (seq, route) or a retained snapshot
-    (topic below the prefix), or neither (status, a command reply); and its topic."""
-
-    seq: int = 0
-    route: str = ""
-    retained: str = ""
-    topic: str = ""
 
 
 @dataclass(slots=True)
@@ -166,13 +138,7 @@ class Publisher:
         # whoever does a round of the publisher's work holds it (see the module's docstring);
         # re-entrant, as the goodbye drives the network loop, which takes it too
         self._round = threading.RLock()
-        self.sent_here = 0
-        """Rounds done by the submitting thread itself (``send_now``), for the bench."""
-        # held for a few dict/list operations, never across I/O: tracking() reads from any thread
-        self._lock = threading.Lock()
-        self._inflight: dict[int, collections.deque[Sent]] = {}
-        self._count = 0  # messages in _inflight
-        self._acked: list[tuple[int, bool, str]] = []
+        self._inflight = InFlight()
         # handed over by other threads (deque.append/popleft are atomic)
         self._inbox: collections.deque[tuple[str, Any]] = collections.deque()
         # the publisher thread's own state
@@ -190,7 +156,6 @@ class Publisher:
         self._thread: threading.Thread | None = None
         self.published = 0
         self.refused = 0
-        self.peak_inflight = 0
         base, venue, table = [*self.prefix.rsplit("/", 2), "", ""][:3]
         self.refusals = RefusalReport(base, venue, table, cfg.username)
         self._status_due = False
@@ -262,14 +227,19 @@ class Publisher:
         return self._thread is not None and self._thread.is_alive()
 
     @property
+    def peak_inflight(self) -> int:
+        """The most messages ever in flight at once (the window is never exceeded)."""
+        return self._inflight.peak
+
+    @property
     def connected(self) -> bool:
         return self._connected.is_set()
 
     # ------------------------------------------------------------------ other threads hand in
     def submit(self, messages: Sequence[Message], wake: bool = True) -> None:
         """Events ready to go (their inputs' journal sync has returned). Never blocks.
-        ``wake=False``: the caller calls ``send_now`` next (and wakes the publisher thread
-        if that did not send)."""
+        ``wake=False``: the caller calls ``send_now`` next, which wakes the publisher thread
+        only if it did not send them itself."""
         if messages:
             self._submitted += 1  # (only the pipeline thread submits)
             self._inbox.append(("messages", (self._submitted, time.perf_counter(), messages)))
@@ -277,15 +247,20 @@ class Publisher:
                 self._wake.set()
 
     def send_now(self, wait_s: float = 0.0) -> bool:
+        """``_send_here``, and the publisher thread woken when that did not send."""
+        if self._send_here(wait_s):
+            return True
+        self._wake.set()
+        return False
+
+    def _send_here(self, wait_s: float) -> bool:
         """Do the publisher's round on the calling thread, if the publisher is free within
         ``wait_s`` (0: at this moment): take in what was handed in, settle the PUBACKs read
         so far, and publish what is due (the socket is written before this returns). False
         if the publisher thread stayed in a round, if the broker is away, or if the round
-        needs the publisher thread (the outbox read for a spilled route, the greeting of a
-        new connection); the caller then wakes it (``wake``). Never raises.
-
-        Waiting for the lock is shorter than waking the publisher thread: that thread lets
-        the lock go when it waits in ``select``, which it does at once unless woken."""
+        needs that thread (a spilled route's outbox read, the greeting of a new connection).
+        Never raises. Waiting for the lock is shorter
+        than waking the thread: it lets the lock go in ``select``, at once unless woken."""
         if not self._connected.is_set() or self._stop.is_set() or self.failed is not None:
             return False
         if not (self._round.acquire(timeout=wait_s) if wait_s > 0
@@ -298,11 +273,7 @@ class Publisher:
             taken = self._take_inbox()
             self._match_acks()
             wait_s = self._send(from_outbox=False)
-            if self._handed_in is not None:
-                self.handover.record(time.perf_counter() - self._handed_in)
-                self._handed_in = None
-            self._went(taken)
-            self.sent_here += 1
+            self._through_round(taken, sent=True)
             if wait_s < IDLE_WAIT_S or self._client.want_write() or any(
                     r.spilled for r in self._routes.values()):
                 # a delayed message due before the thread looks again, bytes the socket did
@@ -315,8 +286,13 @@ class Publisher:
         finally:
             self._round.release()
 
-    def _went(self, taken: int) -> None:
-        """Submits up to ``taken`` have been through a round: ``let_send`` may return."""
+    def _through_round(self, taken: int, sent: bool) -> None:
+        """Submits up to ``taken`` have been through a round: ``let_send`` may return.
+        ``sent``: their events were published, and the hand-over is timed (a wait for the
+        broker is no hop)."""
+        if sent and self._handed_in is not None:
+            self.handover.record(time.perf_counter() - self._handed_in)
+        self._handed_in = None
         if taken != self._through:
             with self._went_through:
                 self._through = taken
@@ -356,8 +332,7 @@ class Publisher:
 
     def tracking(self) -> dict[str, int]:
         """Sizes of the bookkeeping (for tests and benchmarks: all of them stay bounded)."""
-        with self._lock:
-            inflight, ids, acked = self._count, len(self._inflight), len(self._acked)
+        inflight, ids, acked = self._inflight.sizes()
         return {"inflight": inflight, "ids": ids, "acked": acked, "retained": len(self._retained),
                 "queued": sum(len(r.queue) for r in self._routes.values()),
                 "replies": len(self._replies), "inbox": len(self._inbox)}
@@ -424,36 +399,15 @@ class Publisher:
                     props: Any = None) -> None:
         try:
             failed = bool(getattr(rc, "is_failure", False))
-            with self._lock:
-                self._acked.append((mid, failed, str(rc) if failed else ""))
+            self._inflight.acked(mid, failed, str(rc) if failed else "")
             self._wake.set()
         except Exception:
             log.exception("error in the MQTT publish callback")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        """A command: its bytes are checked before anything reads them, and whatever goes
-        wrong is answered on its reply topic; nothing here may break the network loop."""
-        name = "unknown"
-        try:
-            name = msg.topic.rsplit("/", 1)[-1]
-            payload = bytes(msg.payload)
-            try:
-                body = decode_command(payload, self.cfg.max_command_bytes)
-            except IntakeError as exc:
-                rid = request_id_of(payload) if len(payload) <= self.cfg.max_command_bytes \
-                    else None
-                self.reply(name, {"request_id": rid, "ok": False, "error": str(exc),
-                                  "data": None})
-                log.warning("command refused unread", cmd=name, error=str(exc),
-                            size=len(payload))
-                return
-            self.on_command(name, body)
-        except Exception as exc:
-            log.exception("command failed", cmd=name)
-            with contextlib.suppress(Exception):
-                self.reply(name, {"request_id": None, "ok": False,
-                                  "error": f"internal error ({type(exc).__name__}); the "
-                                  "command was not carried out", "data": None})
+        """A command (``take_command`` checks its bytes and answers what fails)."""
+        take_command(msg.topic, bytes(msg.payload), self.cfg.max_command_bytes,
+                     self.on_command, self.reply)
 
     # ------------------------------------------------------------------ the publisher thread
     def _run(self) -> None:
@@ -487,17 +441,15 @@ class Publisher:
         self._maybe_fallback()
         taken = self._take_inbox()
         self._match_acks()
-        if self._connected.is_set() and not stopping:
+        sent = self._connected.is_set() and not stopping
+        if sent:
             if self._greet or self._status_due:
                 self._greet = False
                 self._say_online()
             timeout = self._send()
-            if self._handed_in is not None:
-                self.handover.record(time.perf_counter() - self._handed_in)
             if self._idle():
                 self._drained.set()
-        self._handed_in = None  # (not counted: a wait for the broker is no hop)
-        self._went(taken)
+        self._through_round(taken, sent)
         return timeout
 
     def _goodbye(self) -> None:
@@ -532,10 +484,7 @@ class Publisher:
     def _new_client(self) -> None:
         """Replace the client; what the old one had in flight is sent again, from the
         outbox (consumers de-duplicate on seq)."""
-        with self._lock:  # the old client's messages are gone with it: send them again
-            self._inflight.clear()
-            self._count = 0
-            self._acked.clear()
+        self._inflight.clear()  # the old client's messages are gone with it: send them again
         for r in self._routes.values():
             r.queue.clear()
             r.spilled = True
@@ -609,19 +558,8 @@ class Publisher:
     def _match_acks(self) -> None:
         """Settle what the broker acknowledged. Called by the publisher thread only, between
         two publishes, so every message the broker can have acknowledged is recorded."""
-        with self._lock:
-            acked, self._acked = self._acked, []
-            sent = []
-            for mid, failed, reason in acked:
-                waiting = self._inflight.get(mid)
-                if not waiting:
-                    continue  # the last (offline) status: _goodbye waits for it itself
-                sent.append((waiting.popleft(), failed, reason))
-                if not waiting:
-                    del self._inflight[mid]
-            self._count -= len(sent)
         keys: list[tuple[int, str]] = []
-        for what, failed, reason in sent:
+        for what, failed, reason in self._inflight.settle():
             if what.route:
                 keys.append((what.seq, what.route))
             elif what.retained:
@@ -662,17 +600,11 @@ class Publisher:
             log.debug("publish deferred", topic=topic, rc=int(info.rc))
             return False
         # (NO_CONN: paho queued it and sends it once reconnected)
-        with self._lock:
-            # a list per id: should paho reuse an id before we matched its earlier message's
-            # PUBACK, the PUBACKs of that id still arrive in publish order, oldest first
-            self._inflight.setdefault(info.mid, collections.deque()).append(what)
-            self._count += 1
-            self.peak_inflight = max(self.peak_inflight, self._count)
+        self._inflight.record(info.mid, what)
         return True
 
     def _room(self) -> int:
-        with self._lock:
-            return self.cfg.inflight - self._count
+        return self.cfg.inflight - self._inflight.count()
 
     def status(self, state: str = "online") -> dict[str, Any]:
         """The retained ``status``: DESIGN §9's state, version and boot, and what the broker
@@ -754,9 +686,8 @@ class Publisher:
         return room
 
     def _idle(self) -> bool:
-        with self._lock:
-            if self._count or self._acked:
-                return False
+        if self._inflight.busy():
+            return False
         return not self._inbox and all(not r.queue and not r.spilled
                                        for r in self._routes.values())
 

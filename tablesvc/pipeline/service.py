@@ -466,8 +466,7 @@ class Service:
                         self._synced_at = None
                     # written to the broker's socket by this thread, once the publisher
                     # thread is out of its round (a PUBACK it reads, say)
-                    if not pub.send_now(LET_SEND_S):
-                        pub.wake()  # the broker is away, or it is that thread's work
+                    if not pub.send_now(LET_SEND_S):  # (it woke the publisher thread)
                         pub.let_send(LET_SEND_S)
                 messages = []
 
@@ -550,5 +549,4 @@ class Service:
             for n in out.notes:
                 getattr(log, n.level, log.info)(n.message, **n.fields)
         pub.set_retained("state", self.core.snapshot(), wake=False)
-        if not pub.send_now():
-            pub.wake()
+        pub.send_now()

@@ -191,8 +191,7 @@ def test_past_the_wrap_of_message_ids_every_puback_settles_its_own_message_only(
             outbox.post(batch)
             if lo // 500 % 2:  # as the pipeline does: it sends them itself when it can
                 pub.submit(batch, wake=False)
-                if not pub.send_now():
-                    pub.wake()
+                pub.send_now()  # (it wakes the publisher thread when it cannot send)
             else:  # or the publisher thread sends them
                 pub.submit(batch)
             sample()
@@ -286,8 +285,7 @@ def test_the_submitting_thread_writes_its_events_itself_when_the_publisher_is_fr
             if pub.send_now():
                 here += 1
                 assert pub.published == before + 1, f"send_now returned before event {seq}"
-            else:  # the publisher thread was in a round (a PUBACK): it sends it
-                pub.wake()
+            else:  # the publisher thread was in a round (a PUBACK): woken, it sends it
                 pub.let_send(5.0)
             time.sleep(0.005)
         # (a round of the publisher thread can overlap now and then on a busy box)

@@ -20,6 +20,16 @@ whatever happens); at the end of a long recovery; and at a clean stop. Pickling 
 millisecond; the file is written by ``Writer``'s thread, so the journal's ``fdatasync`` stays
 the only disk sync an event waits for.
 
+Which are synced: a checkpoint at a segment start, at the end of a recovery and at a clean stop
+is made durable (the file and the folder synced) before the next step, and so is the first one
+of a run and then one at least every ``DURABLE_EVERY_S``. The others, one at every hand's end,
+are written and renamed without a sync: their syncs would share the file system's commits
+with the journal's ``fdatasync`` of the frames arriving meanwhile, and nothing needs them on
+the disk at once. A process that dies leaves them whole in the kernel's cache; only a power
+cut can tear one, and then its checksum refuses it and recovery takes the newest durable one,
+which retention never deletes before a newer durable one is on the disk. So a power cut costs
+a restart at most ``DURABLE_EVERY_S`` more of journal to replay, never an event.
+
 What is not state: the deck and chip registries. They are written as references and replaced
 on loading by the registries the service loaded at start, so a deck enrolled before a restart
 is known after it. The table definition (``[table]``, ``[game]``, rules, devices and players
@@ -77,6 +87,13 @@ replays more than about this many inputs (a third of a second on a small box) pl
 KEEP_RECENT = 3
 """Newest checkpoints kept besides those at segment starts: a damaged newest one leaves two."""
 OUTBOX_WAIT_S = 30.0
+DURABLE_EVERY_S = 300.0
+"""A hand's checkpoint is written without a disk sync unless none was synced for this long:
+after a power cut, recovery replays at most this much more journal (five minutes of a table,
+a fraction of a second to replay)."""
+DURABLE_KINDS = frozenset({"segment", "recovery", "shutdown"})
+"""Kinds always synced: retention keeps the journal from a segment start's checkpoint, and a
+stop or a recovery is rare."""
 
 _CODE_PACKAGES = ("tablesvc/core", "drivers")
 """The packages whose objects a checkpoint holds: any change to them makes a new fingerprint."""
@@ -315,9 +332,10 @@ def ensure_folder(folder: Path) -> None:
         folder.chmod(0o700)
 
 
-def write(folder: Path, snap: Snapshot) -> Path:
-    """Write a checkpoint whole or not at all: a temporary file, synced, renamed, the folder
-    synced. Mode 0600."""
+def write(folder: Path, snap: Snapshot, durable: bool = True) -> Path:
+    """Write a checkpoint whole or not at all: a temporary file, renamed; ``durable``: the file
+    synced before the rename and the folder after it, so it is on the disk when this returns.
+    Mode 0600."""
     ensure_folder(folder)
     rest = snap.header.to_json() + b"\n" + snap.body
     digest = hashlib.sha256(rest).hexdigest()
@@ -329,11 +347,13 @@ def write(folder: Path, snap: Snapshot) -> Path:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, target)
-    _sync_dir(folder)
+    if durable:
+        _sync_dir(folder)
     return target
 
 
@@ -421,18 +441,30 @@ class Writer:
     A snapshot is written only once the outbox has recorded every event up to its seq: a
     checkpoint must never stand for events that only a replay from before it could give back
     to the outbox (recovery checks it again, for the crash where the outbox's last commit did
-    not reach the disk).
+    not reach the disk). Whether it is synced is decided here (``durable_now``);
+    ``durable`` is the newest file written synced, which retention keeps.
     """
 
     def __init__(self, folder: Path, written_seq: Callable[[], int],
-                 after_write: Callable[[Path, Snapshot], None] | None = None) -> None:
+                 after_write: Callable[[Path, Snapshot], None] | None = None,
+                 durable_every_s: float = DURABLE_EVERY_S) -> None:
         self.folder = folder
         self._written_seq = written_seq
         self._after = after_write
         self._queue: queue.Queue[Snapshot | None] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._durable_every_s = durable_every_s
+        self._durable_at: float | None = None  # monotonic time of the last synced one
+        self.durable: Path | None = None
         self.written = 0
+        self.written_durable = 0
         self.failed = 0
+
+    def durable_now(self, snap: Snapshot) -> bool:
+        """Sync this one? Always for a segment start, a recovery's end or a stop; for a hand's
+        or an interval's, only the first of the run and then one per ``durable_every_s``."""
+        return (snap.header.kind in DURABLE_KINDS or self._durable_at is None
+                or time.monotonic() - self._durable_at >= self._durable_every_s)
 
     def start(self) -> None:
         if self.folder.is_dir():  # what a crash left half written is no checkpoint
@@ -477,14 +509,19 @@ class Writer:
                             position=describe(snap.header.position), seq=snap.header.seq)
                 return
             time.sleep(0.01)
+        durable = self.durable_now(snap)
         try:
-            path = write(self.folder, snap)
+            path = write(self.folder, snap, durable)
         except OSError as exc:
             self.failed += 1
             log.error("checkpoint not written", position=describe(snap.header.position),
                       error=str(exc))
             return
         self.written += 1
+        if durable:
+            self._durable_at = time.monotonic()
+            self.durable = path
+            self.written_durable += 1
         if self._after is not None:
             try:
                 self._after(path, snap)

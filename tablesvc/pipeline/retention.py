@@ -12,8 +12,9 @@ segments only, oldest first, never the one being written; where no base exists a
 first segment to keep (the segment starts of an older version, say), nothing more is deleted
 than what a base allows, and a later segment start (one per segment) allows it soon.
 
-Checkpoints kept: every segment start of a retained segment, and the ``KEEP_RECENT`` newest;
-the others (one per hand) are deleted once newer ones exist.
+Checkpoints kept: every segment start of a retained segment, the ``KEEP_RECENT`` newest, and
+the newest one the writer synced (the others are not synced: after a power cut it may be the
+newest whole one); the others (one per hand) are deleted once newer ones exist.
 """
 
 from __future__ import annotations
@@ -54,15 +55,15 @@ class Retention:
         self._last_look = -EVERY_S
         self.pruned: list[int] = []
 
-    def apply(self, force: bool = False) -> None:
+    def apply(self, force: bool = False, durable: Path | None = None) -> None:
         """Prune the journal (at most once per ``EVERY_S`` unless ``force``), then the
-        checkpoints."""
+        checkpoints, keeping ``durable`` (the newest synced checkpoint)."""
         base = None
         if (self.days or self.cap_bytes) and (
                 force or time.monotonic() - self._last_look >= EVERY_S):
             self._last_look = time.monotonic()
             base = self.prune_journal()
-        self.prune_checkpoints()
+        self.prune_checkpoints(durable)
         if base is not None:
             log.info("journal segments pruned", below=f"{base:06d}", retention_days=self.days,
                      retention_mb=self.cap_bytes >> 20)
@@ -119,14 +120,15 @@ class Retention:
         return base
 
     # ------------------------------------------------------------------ checkpoints
-    def prune_checkpoints(self) -> None:
-        """Keep the newest few and the segment starts of retained segments; delete the rest."""
+    def prune_checkpoints(self, durable: Path | None = None) -> None:
+        """Keep the newest few, ``durable`` and the segment starts of retained segments;
+        delete the rest."""
         files = listing(self.checkpoint_dir)
         segments = list_segments(self.journal_dir)
         first = segments[0][0] if segments else 0
-        recent = {p for _, p in files[-KEEP_RECENT:]}
+        kept = {p for _, p in files[-KEEP_RECENT:]} | {durable}
         for position, path in files:
-            if path in recent or (position.offset == 0 and position.segment >= first):
+            if path in kept or (position.offset == 0 and position.segment >= first):
                 continue
             path.unlink(missing_ok=True)
 

@@ -190,8 +190,10 @@ class Service:
         checkpoints = self.storage / CHECKPOINT_DIR
         self.retention = Retention(self.storage / JOURNAL_DIR, checkpoints, self.basis,
                                    cfg.storage.retention_days, cfg.storage.retention_mb << 20)
-        self.checkpoints = checkpoint.Writer(checkpoints, lambda: self.outbox.written_seq,
-                                             after_write=lambda path, snap: self.retention.apply())
+        self.checkpoints = checkpoint.Writer(
+            checkpoints, lambda: self.outbox.written_seq,
+            after_write=lambda path, snap: self.retention.apply(
+                durable=self.checkpoints.durable))
         self._since_checkpoint = 0
         self._checkpoint_failed = False
         self._last_ts = ""

@@ -453,7 +453,7 @@ class Writer:
         self._after = after_write
         self._queue: queue.Queue[Snapshot | None] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._durable_every_s = durable_every_s
+        self.durable_every_s = durable_every_s
         self._durable_at: float | None = None  # monotonic time of the last synced one
         self.durable: Path | None = None
         self.written = 0
@@ -464,7 +464,7 @@ class Writer:
         """Sync this one? Always for a segment start, a recovery's end or a stop; for a hand's
         or an interval's, only the first of the run and then one per ``durable_every_s``."""
         return (snap.header.kind in DURABLE_KINDS or self._durable_at is None
-                or time.monotonic() - self._durable_at >= self._durable_every_s)
+                or time.monotonic() - self._durable_at >= self.durable_every_s)
 
     def start(self) -> None:
         if self.folder.is_dir():  # what a crash left half written is no checkpoint

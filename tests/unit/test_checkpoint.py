@@ -263,3 +263,34 @@ def test_a_checkpoint_half_written_when_the_power_went_is_cleared_and_never_read
     writer.start()
     writer.close()
     assert not half.exists() and path.exists()
+
+
+def test_only_the_first_hand_checkpoint_of_a_run_and_then_one_per_interval_is_synced(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    """A hand's checkpoint synced at every hand's end would share the file system's commits
+    with the journal's sync of the frames arriving then; a segment start (retention's base),
+    a recovery's end and a stop are always synced, a hand's only once per interval."""
+    basis, core, _ = basis_and_core
+    writer = checkpoint.Writer(tmp_path, lambda: 10**9)  # not started: writes when posted
+
+    def post(offset: int, kind: str) -> None:
+        writer.post(checkpoint.take(core, basis, Position(1, offset), kind, "x"))
+
+    post(100, "hand")  # the first of the run: synced
+    first = writer.durable
+    post(200, "hand")
+    post(300, "interval")
+    assert (writer.written, writer.written_durable, writer.durable) == (3, 1, first)
+    assert first is not None and first.name == checkpoint.file_name(Position(1, 100))
+    for offset, kind in ((0, "segment"), (400, "recovery"), (500, "shutdown")):
+        post(offset, kind)
+        assert writer.durable == tmp_path / checkpoint.file_name(Position(1, offset))
+    assert writer.written_durable == 4
+    writer.durable_every_s = 0.0  # the interval has passed: the next hand's is synced
+    post(600, "hand")
+    assert writer.durable == tmp_path / checkpoint.file_name(Position(1, 600))
+    # unsynced or not, every file is whole, private and loads
+    for _, path in checkpoint.listing(tmp_path):
+        assert checkpoint.load(path, basis)[0].position.offset in (0, 100, 200, 300, 400, 500,
+                                                                   600)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -17,12 +17,14 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from tablesvc.config.table import Config
+from tablesvc.config.table import Config, load_config
 from tablesvc.core.inputs import Input, parse_ts
 from tablesvc.core.table import Output, TableCore
 from tablesvc.pipeline import checkpoint
 from tablesvc.pipeline.checkpoint import Snapshot
 from tablesvc.pipeline.journal import (
+    JOURNAL_DIR,
+    Journal,
     Position,
     journal_end,
     last_ts,
@@ -33,7 +35,8 @@ from tablesvc.pipeline.outbox import Outbox
 from tablesvc.pipeline.recovery import Recovered, RecoveryError, recover
 from tablesvc.pipeline.replay import ReplayError, replay_events, replay_stored
 from tablesvc.pipeline.retention import Retention
-from tests.unit.stored_sessions import store_session
+from tablesvc.pipeline.service import Service
+from tests.unit.stored_sessions import SESSIONS, session_inputs, store_session, table_config
 
 
 @pytest.fixture(scope="module")
@@ -130,6 +133,47 @@ def test_a_damaged_newest_checkpoint_is_logged_once_and_the_one_before_it_used(
     assert warnings(logs) == ["checkpoint not used: checksum mismatch (torn or damaged)"]
     assert [e["newest"] for e in logs if e["log_level"] == "warning"] == [newest.name]
     assert state(got.core) == state(full_core)
+
+
+def test_a_power_cut_that_tore_every_unsynced_checkpoint_costs_a_longer_replay_never_an_event(
+        tmp_path: Path) -> None:
+    """A hand's checkpoint is written without a sync (one every few minutes is synced), so a
+    power cut may tear every one written since the last synced one. Retention kept that one
+    however many hands followed; recovery takes it and reaches the state a replay from the
+    start reaches."""
+    cfg_path = table_config(tmp_path, SESSIONS["holdem"][0], tmp_path / "store")
+    inputs = session_inputs(cfg_path, "holdem", seed=11, scratch=tmp_path / "scratch")
+    cfg = load_config(cfg_path)
+    svc = Service(cfg, cfg_path)
+    svc.journal = Journal(svc.storage / JOURNAL_DIR)
+    half = len(inputs) // 2
+    svc.checkpoints.durable_every_s = 0.0  # the first half: each one synced
+    for lo in range(0, half, 37):
+        svc.process(inputs[lo:min(lo + 37, half)])
+    synced = svc.checkpoints.durable
+    svc.checkpoints.durable_every_s = 3600.0  # the rest within the interval: none synced
+    for lo in range(half, len(inputs), 37):
+        svc.process(inputs[lo:lo + 37])
+    svc.journal.close()
+    svc.outbox.close()
+    assert synced is not None and svc.checkpoints.durable == synced
+
+    store = Store((cfg_path, cfg), tmp_path / "after-the-cut")
+    at = checkpoint.read_header(synced)[0].position
+    kept = store.kept()
+    unsynced = [path for position, path in kept if position > at]
+    assert len(unsynced) >= checkpoint.KEEP_RECENT
+    assert (at, store.checkpoints / synced.name) in kept
+    for path in unsynced:  # what a power cut can leave of a file the kernel had not written
+        path.write_bytes(bytes(path.stat().st_size))
+    full_core = store.fresh()
+    list(replay_events(full_core, store.journal))
+    with capture_logs() as logs:
+        got, _ = store.recover()
+    assert got.path == "checkpoint" and got.checkpoint is not None
+    assert got.checkpoint.position == at
+    assert state(got.core) == state(full_core)
+    assert warnings(logs) == ["checkpoint not used: not a checkpoint file (torn or damaged)"]
 
 
 def test_checkpoints_of_other_code_are_refused_in_one_line_and_the_journal_replayed_whole(

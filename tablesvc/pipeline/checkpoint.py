@@ -459,6 +459,8 @@ class Writer:
         self.written = 0
         self.written_durable = 0
         self.failed = 0
+        """Checkpoints not written: the disk refused, the outbox did not record their events in
+        time, or the state could not be pickled (counted by the service)."""
 
     def durable_now(self, snap: Snapshot) -> bool:
         """Sync this one? Always for a segment start, a recovery's end or a stop; for a hand's
@@ -507,6 +509,7 @@ class Writer:
             if time.monotonic() > deadline:
                 log.warning("checkpoint skipped: the outbox has not recorded its events",
                             position=describe(snap.header.position), seq=snap.header.seq)
+                self.failed += 1
                 return
             time.sleep(0.01)
         durable = self.durable_now(snap)

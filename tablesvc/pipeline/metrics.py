@@ -47,6 +47,17 @@ class Counts(Protocol):
     def recovery_s(self) -> float: ...
 
 
+class Checkpoints(Protocol):
+    """What the endpoint reads of the checkpoint writer (tablesvc.pipeline.checkpoint.Writer)."""
+
+    @property
+    def written(self) -> int: ...
+    @property
+    def written_durable(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+
+
 class Service(Protocol):
     """What the endpoint reads of the service (tablesvc.pipeline.service.Service)."""
 
@@ -60,6 +71,8 @@ class Service(Protocol):
     def work(self) -> Durations: ...
     def outbox_depth(self) -> int: ...
     def journal_syncs(self) -> Durations | None: ...
+    @property
+    def checkpoints(self) -> Checkpoints: ...
 
 
 class ServiceCollector(Collector):
@@ -116,6 +129,15 @@ class ServiceCollector(Collector):
         yield GaugeMetricFamily("tablesvc_recovery_seconds", "How long the last start took "
                                 "to rebuild the state from the journal",
                                 value=svc.stats.recovery_s)
+        ckpt = CounterMetricFamily("tablesvc_checkpoints", "Checkpoints of the table's state "
+                                   "written since the start, synced to the disk or not, and "
+                                   "those that could not be written (a restart then replays "
+                                   "more journal)", labels=["result"])
+        writer = svc.checkpoints
+        ckpt.add_metric(["synced"], writer.written_durable)
+        ckpt.add_metric(["unsynced"], writer.written - writer.written_durable)
+        ckpt.add_metric(["failed"], writer.failed)
+        yield ckpt
         syncs = svc.journal_syncs()
         if syncs is not None:
             yield _histogram(

@@ -508,6 +508,7 @@ class Service:
         try:
             snap = checkpoint.take(self.core, self.basis, position, kind, self._last_ts)
         except Exception as exc:
+            self.checkpoints.failed += 1
             if not self._checkpoint_failed:  # a bug of the code, not of the moment: say it once
                 log.error("checkpoint not taken: the table's state cannot be pickled; restarts "
                           "replay the journal from the last checkpoint taken",

@@ -132,6 +132,10 @@ def test_the_metrics_endpoint_reports_frames_events_alerts_hands_the_outbox_sync
     assert m[("tablesvc_inflight", ())] >= 0
     assert m[("tablesvc_broker_connected", ())] == 1
     assert ("tablesvc_recovery_seconds", ()) in m
+    # the hand's end was checkpointed (the first of a run is synced), and none failed
+    assert m[("tablesvc_checkpoints_total", (("result", "synced"),))] >= 1
+    assert m[("tablesvc_checkpoints_total", (("result", "failed"),))] == 0
+    assert ("tablesvc_checkpoints_total", (("result", "unsynced"),)) in m
     # the disk's syncs, each one a wait of every event behind it
     syncs = m[("tablesvc_journal_sync_seconds_count", ())]
     assert syncs >= 1

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from drivers.tsp import Frame, encode
 from simulators.decks import make_deck, write_deck
@@ -294,3 +295,16 @@ def test_only_the_first_hand_checkpoint_of_a_run_and_then_one_per_interval_is_sy
         assert checkpoint.load(path, basis)[0].position.offset in (0, 100, 200, 300, 400, 500,
                                                                    600)
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_checkpoint_the_disk_refuses_is_counted_and_logged_and_nothing_else_fails(
+        tmp_path: Path, basis_and_core: tuple[Basis, TableCore, Config]) -> None:
+    basis, core, _ = basis_and_core
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    writer = checkpoint.Writer(blocker / "checkpoints", lambda: 10**9)
+    with capture_logs() as logs:
+        writer.post(checkpoint.take(core, basis, Position(1, 100), "hand", "x"))
+    assert (writer.written, writer.written_durable, writer.failed, writer.durable) == (
+        0, 0, 1, None)
+    assert [e["event"] for e in logs if e["log_level"] == "error"] == ["checkpoint not written"]

@@ -166,7 +166,6 @@ def request_id_of(payload: bytes) -> str | int | None:
     return rid
 
 
-
 def take_command(topic: str, payload: bytes, max_bytes: int,
                  on_command: Callable[[str, dict[str, Any]], None],
                  reply: Callable[[str, dict[str, Any]], None]) -> None:

@@ -65,6 +65,12 @@ class Store:
     def full(self) -> list[bytes]:
         return [e.model_dump_json().encode() for e in replay_events(self.fresh(), self.journal)]
 
+    def replayed(self) -> tuple[TableCore, int]:
+        """The state a replay of the whole journal reaches (what recovery must reach), and the
+        number of events it gave."""
+        core = self.fresh()
+        return core, sum(1 for _ in replay_events(core, self.journal))
+
     def recover(self, outbox_high: int | None = None) -> tuple[Recovered, list[int]]:
         high = Outbox(self.dir / "outbox.sqlite").high_seq() if outbox_high is None \
             else outbox_high
@@ -107,8 +113,7 @@ def warnings(logs: list[dict[str, Any]]) -> list[str]:
 def test_recovery_loads_the_newest_checkpoint_and_replays_only_the_journal_after_it(
         store: Store) -> None:
     newest, _ = store.kept()[-1]
-    full_core = store.fresh()
-    total = sum(1 for _ in replay_events(full_core, store.journal))
+    full_core, total = store.replayed()
     with capture_logs() as logs:
         got, _ = store.recover()
     assert got.path == "checkpoint"
@@ -124,8 +129,7 @@ def test_a_damaged_newest_checkpoint_is_logged_once_and_the_one_before_it_used(
         store: Store) -> None:
     (_, newest), (older, _) = store.kept()[-1], store.kept()[-2]
     newest.write_bytes(newest.read_bytes()[:-7])  # torn at the end
-    full_core = store.fresh()
-    list(replay_events(full_core, store.journal))
+    full_core, _ = store.replayed()
     with capture_logs() as logs:
         got, _ = store.recover()
     assert got.path == "checkpoint" and got.checkpoint is not None
@@ -166,8 +170,7 @@ def test_a_power_cut_that_tore_every_unsynced_checkpoint_costs_a_longer_replay_n
     assert (at, store.checkpoints / synced.name) in kept
     for path in unsynced:  # what a power cut can leave of a file the kernel had not written
         path.write_bytes(bytes(path.stat().st_size))
-    full_core = store.fresh()
-    list(replay_events(full_core, store.journal))
+    full_core, _ = store.replayed()
     with capture_logs() as logs:
         got, _ = store.recover()
     assert got.path == "checkpoint" and got.checkpoint is not None
@@ -180,8 +183,7 @@ def test_checkpoints_of_other_code_are_refused_in_one_line_and_the_journal_repla
         store: Store) -> None:
     for _, path in store.kept():
         rewrite(path, version="0.0.9", code="0" * 32)
-    full_core = store.fresh()
-    list(replay_events(full_core, store.journal))
+    full_core, _ = store.replayed()
     with capture_logs() as logs:
         got, _ = store.recover()
     assert got.path == "journal" and got.checkpoint is None

@@ -79,6 +79,13 @@ LET_SEND_S = 0.002
 """How long the pipeline waits for the publisher after handing it events: for the lock of
 its round, to publish them itself (``send_now``), or else for its thread to send them
 (``let_send``). A round takes about 0.1 ms, so this is only reached when it is busy."""
+STATE_EVERY_S = 0.02
+"""The retained ``state`` (the public snapshot for late joiners) is published at most this
+often: after a batch when this long has passed since the last one, otherwise once it has (the
+pipeline's wait for input ends then). A table's frames come tens of milliseconds apart, so
+there it is still the state after every frame; in a burst of frames the snapshot, its JSON,
+its publish and its PUBACK are no longer paid for every batch, on the thread that carries
+the next events. Live consumers follow the events; the snapshot only starts a late one."""
 ALERT_LOG_LEVEL = {"info": "info", "warning": "warning", "critical": "error"}
 
 
@@ -196,6 +203,8 @@ class Service:
                 durable=self.checkpoints.durable))
         self._since_checkpoint = 0
         self._checkpoint_failed = False
+        self._state_due = False  # an input was applied since the retained state was last set
+        self._state_at = -STATE_EVERY_S  # (perf_counter) when it was set last
         self._last_ts = ""
         self.metrics_server: Any = None
         # win probabilities (issue 12): computed beside the pipeline, results come back as inputs
@@ -329,6 +338,7 @@ class Service:
             self.equity.stop()
         if self.journal is not None:
             self.step(timeout=0)  # what the transports delivered last
+            self._publish_state(now=True)  # the table as it was left, for late joiners
         if self.publisher:
             self.publisher.stop()
         if self.journal:
@@ -404,6 +414,9 @@ class Service:
         now = now_ms()
         if deadline is not None:
             timeout = max(0.0, min(timeout, (deadline - now) / 1000))
+        if self._state_due:  # a retained state held back: wait no longer than its due time
+            timeout = max(0.0, min(timeout, self._state_at + STATE_EVERY_S
+                                   - time.perf_counter()))
         try:
             batch.append(self.inputs.get(timeout=timeout) if timeout > 0
                          else self.inputs.get_nowait())
@@ -426,6 +439,7 @@ class Service:
         """Process one batch. Returns the number of inputs processed."""
         batch = self._take_batch(timeout)
         if not batch:
+            self._publish_state()
             return 0
         self.process(batch)
         return len(batch)
@@ -551,5 +565,19 @@ class Service:
                 pub.reply(r.cmd, r.payload())
             for n in out.notes:
                 getattr(log, n.level, log.info)(n.message, **n.fields)
+        self._state_due = True
+        self._publish_state()
+
+    def _publish_state(self, now: bool = False) -> None:
+        """The retained ``state``, if an input was applied since it was last set and
+        ``STATE_EVERY_S`` has passed since then (``now``: at once)."""
+        pub = self.publisher
+        if pub is None or not self._state_due:
+            return
+        at = time.perf_counter()
+        if not now and at - self._state_at < STATE_EVERY_S:
+            return  # the wait for input ends when it is due (``_take_batch``)
+        self._state_due = False
+        self._state_at = at
         pub.set_retained("state", self.core.snapshot(), wake=False)
         pub.send_now()

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
+from tablesvc.config.table import load_config
 from tablesvc.core.events import EVENT_TYPES
+from tablesvc.pipeline.service import Service
 from tests.conftest import ServiceProcess, Subscriber
 
 PREFIX = "tablesvc/v1/demo/t01"
@@ -65,3 +69,24 @@ def venue_certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests.venue import make_certs
 
     return make_certs(tmp_path_factory.mktemp("venue-ca"))
+
+
+@contextmanager
+def served_in_process(tmp: Path, port: int) -> Iterator[Service]:
+    """A service of a table with no devices and no players, on the broker at ``port``, run in
+    this process (its pipeline on a thread of its own), so that a test can reach into it:
+    patch a module before it starts, put inputs into its queue, read its state. Stopped on
+    the way out."""
+    cfg = tmp / "table.toml"
+    (tmp / "decks").mkdir()
+    cfg.write_text(f'[table]\nvenue = "v"\nid = "t"\n[mqtt]\nport = {port}\n'
+                   f'[storage]\ndir = "{tmp / "store"}"\n')
+    service = Service(load_config(cfg), cfg)
+    service.start()
+    worker = threading.Thread(target=service.serve, daemon=True)
+    worker.start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        worker.join(10)

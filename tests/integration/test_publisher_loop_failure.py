@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,11 @@ import structlog
 
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 from tablesvc.commands.logs import configure
-from tablesvc.config.table import MqttSection, load_config
+from tablesvc.config.table import MqttSection
 from tablesvc.pipeline.outbox import Message, Outbox
 from tablesvc.pipeline.publisher import RESTARTS_PER_MINUTE, Publisher
-from tablesvc.pipeline.service import Service
 from tests.conftest import Subscriber
+from tests.integration.conftest import served_in_process
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("service_logging")]
 
@@ -104,19 +103,7 @@ def test_a_network_loop_that_keeps_failing_stops_the_service_with_an_error(
         return client
 
     monkeypatch.setattr(Publisher, "_make_client", failing_client)
-    cfg = tmp_path / "table.toml"
-    (tmp_path / "decks").mkdir()
-    cfg.write_text(f'[table]\nvenue = "v"\nid = "t"\n[mqtt]\nport = {broker.port}\n'
-                   f'[storage]\ndir = "{tmp_path / "store"}"\n')
-    service = Service(load_config(cfg), cfg)
-    service.start()
-    worker = threading.Thread(target=service.serve, daemon=True)
-    worker.start()
-    try:
+    with served_in_process(tmp_path, broker.port) as service:
         wait_until(service.stopped.is_set, 20, "the service to stop")
-        worker.join(10)
         assert service.failed is not None and "network loop failed" in service.failed
         assert f"{RESTARTS_PER_MINUTE + 1} times" in service.failed
-    finally:
-        service.stop()
-        worker.join(10)

@@ -8,7 +8,6 @@ further input to push it out.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,12 +16,12 @@ from typing import Any
 import pytest
 
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
-from tablesvc.config.table import load_config
 from tablesvc.core.inputs import Command
 from tablesvc.pipeline import service as service_module
 from tablesvc.pipeline.clock import stamp
 from tablesvc.pipeline.service import Service
 from tests.conftest import Subscriber
+from tests.integration.conftest import served_in_process
 
 pytestmark = pytest.mark.integration
 
@@ -36,17 +35,8 @@ depend on this machine's pace."""
 def running(tmp_path: Path, broker: Mosquitto,
             monkeypatch: pytest.MonkeyPatch) -> Iterator[Service]:
     monkeypatch.setattr(service_module, "STATE_EVERY_S", INTERVAL_S)
-    cfg = tmp_path / "table.toml"
-    (tmp_path / "decks").mkdir()
-    cfg.write_text(f'[table]\nvenue = "v"\nid = "t"\n[mqtt]\nport = {broker.port}\n'
-                   f'[storage]\ndir = "{tmp_path / "store"}"\n')
-    service = Service(load_config(cfg), cfg)
-    service.start()
-    worker = threading.Thread(target=service.serve, daemon=True)
-    worker.start()
-    yield service
-    service.stop()
-    worker.join(10)
+    with served_in_process(tmp_path, broker.port) as service:
+        yield service
 
 
 def _seat(n: int) -> Command:

@@ -34,6 +34,9 @@ class TableSection(_Section):
     venue: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
     id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
     seats: int = Field(10, ge=2, le=10)
+    stack_zones: bool = Field(False, description=(
+        "the chip reader has a stack zone P1..P<seats> in front of each seat (DESIGN §3): the "
+        "service verifies and learns the stacks from it"))
 
 
 class GameSection(_Section):
@@ -71,9 +74,16 @@ class DeviceSection(_Section):
     kind: str | None = Field(None, description="device kind; defaults to the device's name")
 
 
+class ButtonTag(_Section):
+    uid: str = Field(pattern=r"^[0-9A-F]{16}$", description=(
+        "the dealer button's tag: 16 uppercase hex digits; the card antennas read it in the "
+        "seat zone it lies in"))
+
+
 class RegistrySection(_Section):
     decks: str = "decks"
     chips: str = "chips.json"
+    button: ButtonTag | None = None
 
 
 class PlayerSection(_Section):

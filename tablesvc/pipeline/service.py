@@ -104,6 +104,8 @@ def settings_of(cfg: Config) -> TableSettings:
         qualification_table=cfg.rules.he.qualification_table,
         max_stack=g.max_stack,
         equity_dead_cards=cfg.broadcast.equity_dead_cards,
+        stack_zones=cfg.table.stack_zones,
+        button_uid=cfg.registry.button.uid if cfg.registry.button is not None else None,
     )
 
 

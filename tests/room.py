@@ -66,11 +66,14 @@ class Reader:
         self.last_seen: dict[str, int] = {}  # the devices sending, and their last frame
         self.seqs: dict[str, int] = {}  # each device's own frame counter
         self.silent: set[str] = set()  # devices whose heartbeats do not arrive either
+        self.dead = False  # the service is not running: nothing reaches the core, no tick
         self.apply(Command(format_ts(self.ms), self.ms, "button",
                            {"seat": session.records[0].button}))
 
     # ------------------------------------------------------------------ inputs
     def apply(self, inp: Input) -> list[ev.Event]:
+        if self.dead:
+            return []
         out = self.core.apply(inp)
         self.events += out.events
         self.replies += out.replies
@@ -79,7 +82,7 @@ class Reader:
     def _advance(self, ms: int) -> None:
         """Time passes to ``ms``: heartbeats of the devices that send them, ticks when due."""
         while True:
-            deadline = self.core.next_deadline()
+            deadline = None if self.dead else self.core.next_deadline()
             beat = min((t + 1000 for t in self.last_seen.values()), default=None)
             due = min((t for t in (deadline, beat) if t is not None), default=None)
             if due is None or due > ms:
@@ -125,7 +128,9 @@ class Reader:
         """The service is down while the dealer goes on with ``frames``: everything the
         devices send meanwhile, heartbeats too, is lost; then it starts again."""
         was, self.silent = self.silent, set(DEVICES)
+        self.dead = True
         self.frames(frames)
+        self.dead = False
         self.silent = was
         return self.restart(down_ms=0)
 

@@ -221,6 +221,13 @@ class BettingRound:
         self._next: object = _UNKNOWN
         self._active: tuple[int, ...] | None = None  # ``active``, until a seat folds
 
+    def out_of_chips(self, seat: int, behind: int = 0) -> None:
+        """The seat has ``behind`` chips left, whatever the round was told at its start (a
+        stack nobody had counted turned out to be all-in)."""
+        self.stacks[seat] = behind
+        self._complete = None
+        self._next = _UNKNOWN
+
     # ------------------------------------------------------------------ state
     @property
     def active(self) -> list[int]:

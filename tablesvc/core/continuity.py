@@ -4,12 +4,20 @@ The rules are checked against what the sensors report, so a hand can only be fol
 every device is there and no frame went missing. This monitor watches that and tells the table
 when a hand can no longer be followed (it then becomes an untracked hand,
 ``tablesvc.core.untracked``), so that what a device could not see is never taken for an
-irregularity. A device that goes away is one ``device_offline`` alert, naming the device and
-its last frame; when it comes back with nothing lost, the hand goes on being followed.
+irregularity. Devices that go away are one ``device_offline`` alert: every device that goes
+within ``GROUP_MS`` of the first is named in the same alert (a simulator or a USB hub going
+away takes all four at once: one cause, one alert). When a device comes back with nothing
+lost, the hand goes on being followed.
 
-It also remembers whether the start of the next hand may have gone unseen (the service
-started, or the console lost frames or was away since the last NEWHAND): a card dealt with no
-hand under way is then the hand the service missed, not a card dealt after the end of one.
+It also keeps the *gap*: whether, since the last hand it placed, the service may have missed
+something at the table (it started or restarted, its process was stopped, a device was away,
+frames were lost). After a gap the table does not trust its own picture of where the hand is:
+the next hand's button is read from the table's evidence (``tablesvc.core.button_search``),
+the cards collected meanwhile are not counted (BURN-08 needs a collection the service saw),
+and, where a hand may have been dealt unseen, the stacks are no longer known exactly. And it
+remembers whether the start of the next hand may have gone unseen (the service started, or
+the console lost frames or was away since the last NEWHAND): a card dealt with no hand under
+way is then the hand the service missed, not a card dealt after the end of one.
 """
 
 from __future__ import annotations
@@ -24,6 +32,12 @@ from tablesvc.core.monitors.base import Monitor
 
 STOPPED = "stopped"
 """The detail of a port the service closed itself, on its way out (drivers.transport)."""
+CARD_READERS = frozenset({"shoe", "cards"})
+"""Device kinds that see the cards: while one of them reads, no hand is dealt unseen."""
+GROUP_MS = 1200
+"""Devices that go away within this time of the first are one fault: one alert names them all.
+Wide enough for four devices whose last heartbeats were up to a second apart to go stale
+together; short next to the 3 s a silent device takes to be stale at all."""
 
 
 class Continuity(Monitor):
@@ -36,14 +50,22 @@ class Continuity(Monitor):
         self.links = links
         self.away: dict[str, str] = {}  # device -> its state while it is not online
         self.alerted: set[str] = set()  # devices away that the floor has been told about
+        # devices gone whose one alert is still gathering: name -> (when, how it went)
+        self.pending: dict[str, tuple[int, str]] = {}
         self.start_unseen = False  # the next hand's NEWHAND may not have been seen
         # devices not heard from since the service (re)started: whether they sent something
         # while it was down shows in their next frame's seq
         self.awaiting: set[str] = set()
+        self.gap: str | None = None  # what the service may have missed since the last placed hand
+        self.hands_unseen = False  # ... among it, the start of a hand (stacks may have changed)
+        self.gap_told = False  # the floor has had a warning for this gap already
+        self.blind: set[str] = set()  # the card readers away at some time of the gap
+        self.counted: set[int] = set()  # seats the floor counted since the gap (cmd/stacks)
 
     # ------------------------------------------------------------------ devices
     def health_changed(self, link: Link) -> None:
-        """A device's health changed: away (one alert) or back."""
+        """A device's health changed: away (one alert, gathered with the others that go at
+        the same moment) or back."""
         if link.state == "online":
             self.away.pop(link.name, None)
             return
@@ -55,19 +77,55 @@ class Continuity(Monitor):
         self.away[link.name] = link.state
         if link.detail == STOPPED:
             return  # the service closed its own ports: it is stopping, nothing went away
-        self.alerted.add(link.name)
+        self.saw_gap(f"{link.name} was {link.state}", device=link)
         if link.kind == "console":
             self.start_unseen = True
-        self.out.alert("device_offline", "TABLE-00", "warning",
-                       f"device {link.name} is {link.state}: its last frame was "
-                       f"{link.last_type} (seq {link.last_seq}) at "
-                       f"{format_ts(link.last_frame_ms)}; while it is away the hand under way "
-                       "is not checked", remedy=f"check the {link.name} device and its cable; "
-                       "tracking resumes by itself when it is back")
+        self.pending.setdefault(link.name, (self.out.ms, link.state))
+
+    def deadline(self) -> int | None:
+        """When the devices gone so far are told about in one alert."""
+        return min(ms for ms, _ in self.pending.values()) + GROUP_MS if self.pending else None
+
+    def expire(self, ms: int) -> None:
+        """The gathering time is over: one ``device_offline`` for every device that went."""
+        due = self.deadline()
+        if due is None or ms < due:
+            return
+        went = self.pending
+        gone = sorted(went, key=lambda n: (went[n][0], n))
+        self.pending = {}
+        self.alerted.update(gone)
+        self.gap_told = True
+        links = [self.links[n] for n in gone]
+        if len(links) == 1:
+            link = links[0]
+            state = self.away.get(link.name)
+            now = f"is {state}" if state else f"was {went[link.name][1]} (back since)"
+            message = (f"device {link.name} {now}: its last frame was {link.last_type} "
+                       f"(seq {link.last_seq}) at {format_ts(link.last_frame_ms)}; while it is "
+                       "away the hand under way is not checked")
+            remedy = (f"check the {link.name} device and its cable; tracking resumes by itself "
+                      "when it is back")
+        else:
+            names = _words(gone)
+            states = _words([f"{n} {self.away.get(n) or went[n][1] + ', back since'}"
+                             for n in gone])
+            last = max(link.last_frame_ms for link in links)
+            message = (f"devices {names} went away at once ({states}); the last frame came at "
+                       f"{format_ts(last)}; while they are away the hand under way is not "
+                       "checked")
+            remedy = ("one cause takes them all: check the table box's power, its USB hub or "
+                      "the reader's cable; tracking resumes by itself when they are back")
+        self.out.alert("device_offline", "TABLE-00", "warning", message, remedy=remedy,
+                       evidence={"devices": [{"device": link.name,
+                                              "state": self.away.get(link.name, "online"),
+                                              "last_frame": link.last_type,
+                                              "last_seq": link.last_seq} for link in links]})
 
     def frames_lost(self, link: Link) -> None:
         """Frames of ``link`` were lost (or it restarted): a console's may have held the
         next NEWHAND."""
+        self.saw_gap(f"frames of {link.name} were lost", device=link)
         if link.kind == "console":
             self.start_unseen = True
 
@@ -76,15 +134,17 @@ class Continuity(Monitor):
         return next((d for d, s in self.away.items() if d != name and s == state), None)
 
     def quiet(self, name: str) -> bool:
-        """The floor was already told that ``name`` is away."""
-        return name in self.alerted
+        """The floor was told that ``name`` is away (or is about to be, in the one alert
+        that is gathering the devices gone at the same moment)."""
+        return name in self.alerted or name in self.pending
 
     # ------------------------------------------------------------------ the service
-    def service_started(self, ms: int) -> None:
-        """The service (re)started: it was not listening, which is no device's fault, and
-        whatever was dealt meanwhile went unseen. Each device it knew tells by its next frame
-        whether it sent anything meanwhile."""
+    def service_started(self, ms: int, why: str = "the service was not running") -> None:
+        """The service (re)started, or its process ran again after a pause: it was not
+        listening, which is no device's fault, and whatever was dealt meanwhile went unseen.
+        Each device it knew tells by its next frame whether it sent anything meanwhile."""
         self.start_unseen = True
+        self.saw_gap(why)
         self.awaiting = {n for n, link in self.links.items() if link.last_type is not None}
         for link in self.links.values():
             link.last_frame_ms = max(link.last_frame_ms, ms)
@@ -110,6 +170,40 @@ class Continuity(Monitor):
                     f"{', '.join(sorted(self.awaiting))} has not been heard from since", False)
         return None, False
 
+    # ------------------------------------------------------------------ the gap
+    def saw_gap(self, why: str, device: Link | None = None) -> None:
+        """Something at the table may have gone unseen: ``why``, in words; ``device``: the
+        device that missed it, None when the service itself did. A whole hand can go unseen
+        only when nothing that reads the cards saw it: the service was not running, or every
+        card reader was away at some time of the gap (with one of them, a hand dealt shows
+        as cards without a hand, which is a hand missed and untracked)."""
+        if self.gap is None:
+            self.gap = why
+        if device is None:
+            self.hands_unseen = True
+            return
+        if device.kind in CARD_READERS:
+            self.blind.add(device.name)
+            readers = {n for n, link in self.links.items() if link.kind in CARD_READERS}
+            self.hands_unseen = self.hands_unseen or readers <= self.blind
+
+    def told(self) -> None:
+        """The floor has had the one warning this gap is worth."""
+        self.gap_told = True
+
+    def placed(self) -> None:
+        """A hand was placed from the table's evidence: what was missed before it is behind."""
+        self.gap = None
+        self.hands_unseen = False
+        self.gap_told = False
+        self.blind = set()
+        self.counted = set()
+
     def new_hand(self) -> None:
         self.start_unseen = False
-        self.alerted &= set(self.away)  # back since: a new outage is a new alert
+        self.alerted &= set(self.away) | set(self.pending)  # back since: a new outage is new
+
+
+def _words(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

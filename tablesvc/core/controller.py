@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from tablesvc.core import commands as c
 from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, parse_command
+from tablesvc.core.continuity import Continuity
 from tablesvc.core.emitter import Emitter, Reply
 from tablesvc.core.hand import Hand
 from tablesvc.core.inputs import Command
@@ -29,8 +30,10 @@ class TableCore(Protocol):
     next_button: int | None
     button_known: bool
     command_checks: int  # the checks commands had when journalled (an old journal: lax)
+    continuity: Continuity
 
-    def seated(self, seat: int, name: str) -> None: ...
+    def seated(self, seat: int, name: str, newcomer: bool = True) -> None: ...
+    def unseated(self, seat: int) -> None: ...
     def misdeal(self, why: str) -> bool: ...
 
 RULES: dict[str, tuple[str, ...]] = {
@@ -64,8 +67,7 @@ def _run(table: TableCore, cmd: Any) -> Any:
         newcomer = cmd.seat not in table.players
         table.players[cmd.seat] = Player(cmd.seat, cmd.name, cmd.stack)
         table.unverified.discard(cmd.seat)  # the controller gave the stack
-        if newcomer:
-            table.seated(cmd.seat, cmd.name)
+        table.seated(cmd.seat, cmd.name, newcomer)
         return {"seat": cmd.seat}
     if isinstance(cmd, c.UnseatCmd):
         if cmd.seat not in table.players:
@@ -73,7 +75,7 @@ def _run(table: TableCore, cmd: Any) -> Any:
         if hand is not None and hand.live_hand(cmd.seat):
             raise CommandError(f"seat {cmd.seat} has a live hand; unseat after it ends")
         del table.players[cmd.seat]
-        table.unverified.discard(cmd.seat)
+        table.unseated(cmd.seat)
         return {"seat": cmd.seat}
     if isinstance(cmd, c.ConfigureCmd):
         if hand is not None and hand.tracked:
@@ -122,6 +124,7 @@ def _stacks(table: TableCore, cmd: c.StacksCmd) -> dict[str, Any]:
     for seat, stack in cmd.stacks.items():
         table.players[seat].stack = stack
         table.unverified.discard(seat)
+    table.continuity.counted.update(cmd.stacks)  # the count is newer than any gap before it
     if hand is not None and hand.live:
         hand.stacks_counted(set(cmd.stacks))
     return {"stacks": {str(s): table.players[s].stack for s in sorted(cmd.stacks)},

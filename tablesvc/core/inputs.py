@@ -150,6 +150,18 @@ class ServiceStart:
 
 
 @dataclass(frozen=True, slots=True)
+class ServiceResumed:
+    """The service's process was not running for ``paused_ms`` (stopped, frozen, the box
+    suspended) and runs again with its ports open: what the devices sent meanwhile was read
+    late, in a burst, or lost. Journalled, so that replay knows the gap as the live service
+    did; it goes before everything read after the pause."""
+
+    ts: str
+    ms: int
+    paused_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class PublishRefused:
     """The broker refused an event (PUBACK reason >= 128): an alert, not a retry."""
 
@@ -175,7 +187,8 @@ class EquityResult:
     figures: dict[str, Any]
 
 
-Input = FrameIn | Command | Tick | PortChange | ServiceStart | PublishRefused | EquityResult
+Input = (FrameIn | Command | Tick | PortChange | ServiceStart | ServiceResumed | PublishRefused
+         | EquityResult)
 
 
 def record_of(inp: Input) -> dict[str, Any]:
@@ -194,6 +207,8 @@ def record_of(inp: Input) -> dict[str, Any]:
         if inp.command_checks != 1:
             start["command_checks"] = inp.command_checks
         return {"ts": inp.ts, "src": "service", "start": start}
+    if isinstance(inp, ServiceResumed):
+        return {"ts": inp.ts, "src": "service", "resumed": {"paused_ms": inp.paused_ms}}
     if isinstance(inp, EquityResult):
         return {"ts": inp.ts, "src": "equity",
                 "equity": {"hand": inp.hand, "version": inp.version, **inp.figures}}
@@ -215,6 +230,13 @@ def input_from_record(rec: dict[str, Any]) -> Input:
         if not isinstance(rec.get("cmd"), str) or not isinstance(body, dict):
             raise ValueError("cmd record needs a string 'cmd' and an object 'body'")
         return Command(ts, ms, rec["cmd"], body)
+    if src == "service" and "resumed" in rec:
+        resumed = rec["resumed"]
+        paused = resumed.get("paused_ms") if isinstance(resumed, dict) else None
+        if isinstance(paused, bool) or not isinstance(paused, int) or paused < 0:
+            raise ValueError("service record's 'resumed' needs a non-negative integer "
+                             "'paused_ms'")
+        return ServiceResumed(ts, ms, paused)
     if src == "service":
         start = rec.get("start", {})
         if not isinstance(start, dict):

@@ -288,9 +288,33 @@ class Ledger:
         not as a short call (BET-09) that only an exact stack could tell."""
         assert self.round is not None
         added = to - self.round.contributed.get(seat, 0)
-        self.round.stacks[seat] = added
-        self.stacks[seat] = UNKNOWN + added
+        self._known_all_in(seat, added)
         return self.round.classify(seat, to)
+
+    def _known_all_in(self, seat: int, behind: int) -> None:
+        """An unverified seat is all-in with ``behind`` left before its last chips: for the
+        rest of the hand its stack is known (what it won is its stack at the end)."""
+        assert self.round is not None
+        self.unverified = self.unverified - {seat}
+        self.stacks[seat] = behind
+        self.round.out_of_chips(seat, behind)
+
+    def run_out_unverified(self) -> list[int]:
+        """A card comes while the round is open, and nobody whose stack is known could bet:
+        the table runs the board out, which it does only when the players still to act are
+        all-in. Seats whose stacks are not known (after a gap, an untracked hand) are taken
+        as all-in, which only the table could show, instead of the card as premature."""
+        rnd = self.round
+        if rnd is None or rnd.complete or self.pending is not None or self.settled:
+            return []
+        can = [s for s in self.live if self.stacks[s] > 0]
+        unknown = [s for s in can if s in self.unverified]
+        known = [s for s in can if s not in self.unverified]
+        if not unknown or len(known) > 1 or (known and rnd.to_call(known[0]) > 0):
+            return []
+        for seat in unknown:
+            self._known_all_in(seat, 0)
+        return unknown
 
     def handed_back_whole(self, short: int) -> Returned | None:
         """The pot holds ``short`` less than was bet after a complete round: if that is

@@ -321,6 +321,7 @@ class HandSession:
         """A card of the deck in play left the shoe."""
         hand = self.tracker
         self.money(self.ledger.finalize())  # a card from the deck ends any bet in motion
+        self._run_out()
         if hand.next_index == 1:
             self.window_open = True  # the deal begins: the misdeal window opens
             self.game.first_card(self)
@@ -337,10 +338,22 @@ class HandSession:
             self.showdown.mucked(hand.owner(uid))
         ledger = self.ledger
         self.money(ledger.finalize())
+        if hand.cards.get(uid) is None:
+            self._run_out()  # no shoe: the card's first read is its deal
         self.outcomes(hand.arrive(
             zone, uid, card, betting_over=ledger.betting_over(),
             bb_option_pending=ledger.bb_option_pending(), ms=ms,
             fold_possible=self._fold_possible(zone, uid)))
+
+    def _run_out(self) -> None:
+        """The deck is dealt on while a round is open: seats whose stacks are not known and
+        who have not acted are all-in (``Ledger.run_out_unverified``)."""
+        ledger = self.ledger
+        if ledger.unverified and not ledger.betting_over() \
+                and not self.tracker.card_expected(False) \
+                and (seats := ledger.run_out_unverified()):
+            self.out.note("info", "the board is run out: seats whose stacks are unverified are "
+                          "all-in", seats=seats)
 
     def _fold_possible(self, zone: str, uid: str) -> bool:
         """Can these cards in the muck be their owner's fold (SHOW-13)?
@@ -416,6 +429,11 @@ class HandSession:
                        cards=[o.card] if o.card else [], evidence=evidence if o.index else None)
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
             self.game.first_card_misdirected(self, o.seat, str(o.expected))
+            # one fault: should the dealer deal on from there, what follows from it is not
+            # each an alert; the next hand is placed from the table (``placement``)
+            self.table.button_disputed()
+            if self.doubt is None:
+                self.doubt, self.doubt_told = "the deal began at another seat", True
 
     # ------------------------------------------------------------------ chips
     def chips(self, zone: str, value: int, before: int, added: int, ms: int) -> None:

@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 from drivers.devices import get_kind
 from drivers.tsp import Frame
 from tablesvc.core import events as ev
-from tablesvc.core.button_search import ButtonSearch
 from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDrawTie
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.commands import COMMAND_CHECKS
@@ -40,6 +39,7 @@ from tablesvc.core.inputs import (
     Input,
     PortChange,
     PublishRefused,
+    ServiceResumed,
     ServiceStart,
 )
 from tablesvc.core.links import (
@@ -49,6 +49,7 @@ from tablesvc.core.links import (
 from tablesvc.core.monitors.deck_integrity import DeckIntegrity
 from tablesvc.core.monitors.showdown_console import ShowdownConsole
 from tablesvc.core.physical_order import PhysicalOrder
+from tablesvc.core.placement import Placement, Reason
 from tablesvc.core.session import HandSession, is_card_zone
 from tablesvc.core.settings import Player, TableSettings, seat_zone
 from tablesvc.core.untracked import DeferredAlert, UntrackedHand
@@ -72,7 +73,8 @@ class TableCore:
         "DEAL-01": ("deal_without_shuffle",),
         "BOARD-06": ("card_after_hand_end",),
         "TABLE-00": ("publish_refused", "device_fault", "player_count_out_of_range",
-                     "button_found", "internal_error"),
+                     "button_found", "stacks_unverified", "seat_sat_out", "internal_error"),
+        "SEAT-02": ("button_position_error", "button_followed"),
         "TABLE-01": ("player_seated",),
         "TABLE-02": ("seated_between_button_and_sb",),
         "TABLE-05": ("foreign_chips_on_table",),
@@ -112,6 +114,11 @@ class TableCore:
         self.next_button: int | None = None
         self.button: int | None = None
         self.button_known = True  # False after a hand whose NEWHAND the service did not see
+        # the last hand's button was not where the service had it: the next one is placed
+        # from the table, and followed there if the table keeps its own rotation
+        self.disputed = False
+        self.newcomers: set[int] = set()  # seated since the last deal: maybe not at the table
+        self.sat_out: set[int] = set()  # seated, but the last deal gave them no card
         self.unverified: set[int] = set()  # seats whose stacks an untracked hand may have changed
         self.zones: dict[str, int] = {}  # chip zone -> value
         self.zone_chips: dict[str, int] = {}  # chips (pieces) last seen in each zone
@@ -144,11 +151,19 @@ class TableCore:
         if isinstance(inp, ServiceStart):
             # before the devices' timers: the service was not listening, which is no device's
             # fault, so a restart after more than the stale time raises no device_offline
-            self.continuity.service_started(ms)
+            self.continuity.service_started(
+                ms, "the service restarted" if self.boot else "the service started")
+            self._zones_unknown()
+        elif isinstance(inp, ServiceResumed):
+            self.continuity.service_started(
+                ms, f"the service's process was stopped for {inp.paused_ms // 1000} s")
+            self._zones_unknown()
         if self.order.held:
             self._release(ms)  # what waited long enough came first: it goes first
         if ms >= self.health.due:
             self.health.expire(ms)
+        if self.continuity.pending:
+            self.continuity.expire(ms)
         if self.session is not None:
             self.session.expire(ms)
         if isinstance(inp, FrameIn):
@@ -161,6 +176,9 @@ class TableCore:
             self.command_checks = inp.command_checks
             self.boot += 1
             self.out.emit(ev.ServiceStarted, version=inp.version, boot=self.boot)
+        elif isinstance(inp, ServiceResumed):
+            self.out.note("warning", "the service's process was stopped; what the devices "
+                          "sent meanwhile was read late or lost", paused_ms=inp.paused_ms)
         elif isinstance(inp, PublishRefused):
             self.out.alert("publish_refused", "TABLE-00", "warning",
                            f"the broker refused event {inp.seq} ({inp.reason}); it was not "
@@ -211,6 +229,8 @@ class TableCore:
         if self.session is not None and (t := self.session.deadline()) is not None:
             times.append(t)
         if (t := self.order.deadline()) is not None:
+            times.append(t)
+        if (t := self.continuity.deadline()) is not None:
             times.append(t)
         return min(times) if times else None
 
@@ -439,6 +459,12 @@ class TableCore:
         hand.arrive(zone, uid, card, self.out.ms)
 
     # ------------------------------------------------------------------ chips
+    def _zones_unknown(self) -> None:
+        """After a gap the chip zones are what their next inventory says: a value kept from
+        before is no baseline (bets gathered or handed back unseen are no withdrawal)."""
+        self.zones.clear()
+        self.zone_chips.clear()
+
     def _inventory(self, uids: str) -> tuple[int, int, int]:
         """A chip zone's inventory: (its value, chips not in the registry, pieces).
 
@@ -534,34 +560,49 @@ class TableCore:
     def _new_hand(self) -> None:
         self.card_draw = None
         previous = self.session
+        gap = self.continuity.gap
         if previous is not None and previous.live and previous.tracked \
-                and self.continuity.in_doubt:
+                and (self.continuity.in_doubt or gap is not None):
             why, quiet = self.continuity.doubt()
-            self.untrack(previous, why or "", quiet=quiet)
+            if why is None:  # the gap is behind: the hand went on unseen, and ended unseen
+                why, quiet = f"{gap}, and the end of the hand was not seen", False
+            self.untrack(previous, why, quiet=quiet)
             previous = self.session
         if previous is not None and previous.live:
             previous.end()
-        if previous is not None:
-            previous.collected()
+        if previous is not None and gap is None:
+            previous.collected()  # BURN-08: only a collection the service saw is counted
         self.continuity.new_hand()
-        seated = sorted(s for s, p in self.players.items() if p.stack > 0)
+        seated = self._seated()
         if len(seated) < 2:
             self.out.alert("player_count_out_of_range", "TABLE-00", "warning",
                            f"NEWHAND pressed with {len(seated)} player(s) seated; a hand "
                            "needs 2", remedy="seat players with cmd/seat before dealing")
             self.session = None
             return
-        if not self.button_known:
-            self.keep_button = False
-            self.session = ButtonSearch(self, seated)  # dealt in once the button shows
+        expected = self._next_button(seated) if self.button_known else None
+        reason: Reason | None = (
+            "gap" if gap is not None else "unknown" if expected is None
+            else "disputed" if self.disputed else "newcomer" if self.newcomers & set(seated)
+            else None)
+        if reason is None and expected is not None:
+            self._deal_in(seated, expected)
             return
-        self._deal_in(seated, self._next_button(seated))
+        # the table shows the hand's place with the first round of the deal
+        self.session = Placement(self, seated, expected, reason or "unknown")
+
+    def _seated(self) -> list[int]:
+        """The players a NEWHAND deals in, as far as the service knows: seated with chips,
+        and not sitting out since a deal gave them no card."""
+        return sorted(s for s, p in self.players.items()
+                      if (p.stack > 0 or s in self.unverified) and s not in self.sat_out)
 
     def _deal_in(self, seated: list[int], button: int) -> HandSession:
         self.button = button
         self.hand_no += 1
         self.deck = DeckIntegrity(self.decks, self.out)
         self.after_misdeal = False
+        self.newcomers -= set(seated)
         game = variant_for(self.s)
         tracker, ledger, book = game.deal_in(
             seated, button, self.players, unit=min(self.chip_values.values(), default=1),
@@ -576,16 +617,108 @@ class TableCore:
                          quiet=self.continuity.quiet(away))
         return session
 
-    def button_found(self, search: ButtonSearch, button: int, how: str) -> None:
-        """The table showed where the button is: the hand is dealt in there, and gets what
-        the sensors reported since its NEWHAND."""
+    def placed(self, placement: Placement, button: int, dealt_in: list[int]) -> None:
+        """The first round of the deal showed the hand's button and players: the hand is
+        dealt in there, and gets what the sensors reported since its NEWHAND."""
+        c = self.continuity
+        expected = placement.expected
+        sat_out = [s for s in placement.seated if s not in dealt_in]
+        if placement.reason in ("gap", "unknown"):
+            self._found(placement, button, dealt_in)
+        elif button != expected and not self._explained(placement, button, sat_out):
+            if placement.reason == "disputed":
+                self.out.alert(
+                    "button_followed", "SEAT-02", "warning",
+                    f"for the second hand running the button is at seat {button}, where the "
+                    f"service's rotation has seat {expected}: the service now follows the "
+                    "table's button", seat=button,
+                    remedy="check with the dealer where the button belongs; if the table is "
+                    "wrong, move the button before the next hand (cmd/button sets the service's)")
+            else:
+                self.out.alert(
+                    "button_position_error", "SEAT-02", "warning",
+                    f"the hand was dealt from a button at seat {button}; by the rotation it "
+                    f"belongs at seat {expected}: the service follows the table for this hand",
+                    seat=button, remedy="move the button to where it belongs before the next "
+                    "hand; the hand goes on as dealt")
+        self.disputed = False
+        c.placed()
         self.button_known = True
+        for seat in [s for s in sat_out if self.players[s].stack == 0]:
+            self._eliminated(seat)  # not dealt in, and no chips the service knows of
+        sat_out = [s for s in sat_out if s in self.players]
+        if sat_out:
+            self.sat_out.update(sat_out)
+            names = ", ".join(f"seat {s} ({self.players[s].name})" for s in sat_out)
+            self.out.alert("seat_sat_out", "TABLE-00", "info",
+                           f"{names} got no card in the deal: sitting out until seated again",
+                           seat=sat_out[0], remedy="if nobody sits there, unseat the player "
+                           "(cmd/unseat); a player who is there is seated again with cmd/seat",
+                           evidence={"seats": sat_out})
+        placement.hand_over(self._deal_in(dealt_in, button))
+
+    def _explained(self, placement: Placement, button: int, sat_out: list[int]) -> bool:
+        """The evidence differs from the expectation only by newcomers who are not at the
+        table: the button moves past the seats nobody sits at, which is the rotation's own
+        rule (and what the expectation would have been had the service known)."""
+        if placement.expected is None or not set(sat_out) <= self.newcomers:
+            return False
+        present = [s for s in placement.seated if s not in sat_out]
+        start = self.button if self.button is not None else placement.expected
+        later = [s for s in present if s > start]
+        return button == (later[0] if later else present[0])
+
+    def _found(self, placement: Placement, button: int, dealt_in: list[int]) -> None:
+        """After a gap the table's evidence wins: one ``button_found`` (info), and the stacks
+        a hand dealt unseen may have changed are no longer taken as known."""
+        c = self.continuity
+        expected = placement.expected
+        gap = c.gap or "after a hand it did not follow"
+        if expected is None:
+            how = f"where the service did not know it ({gap})"
+        elif expected == button:
+            how = f"where the service's rotation has it ({gap})"
+        else:
+            how = (f"where the service's rotation had seat {expected} ({gap}): hands were "
+                   "dealt that it did not see")
+        missed = expected is None or expected != button
+        stacks = ""
+        if c.hands_unseen and not (self.hand_no == 0 and not missed):
+            doubtful = [s for s in dealt_in if s not in c.counted]  # a count after it stands
+            newly = [s for s in doubtful if s not in self.unverified]
+            self.unverified.update(doubtful)
+            if newly:
+                stacks = ("; the stacks are unverified until the floor counts them "
+                          "(cmd/stacks)")
+                if missed and not c.gap_told:
+                    c.told()
+                    self.out.alert(
+                        "stacks_unverified", "TABLE-00", "warning",
+                        f"hands were dealt while the service was away ({c.gap}); the stacks "
+                        "of seats " + ", ".join(map(str, newly)) + " may have changed",
+                        remedy="count the stacks at the next break in play and send them "
+                        "(cmd/stacks); the hands are followed meanwhile", evidence={
+                            "seats": newly})
         self.out.alert("button_found", "TABLE-00", "info",
-                       f"the button was not known after a hand the service did not follow: "
-                       f"{how}, so the button is at seat {button}", seat=button)
-        hand: Hand = self._deal_in(search.seated, button)
-        for held in search.held:
-            held(hand if self.session is None else self.session)
+                       f"the first round of the deal shows the button at seat {button}, {how}"
+                       f"{stacks}", seat=button)
+
+    def not_placed(self, placement: Placement, why: str) -> None:
+        """The first round showed no place to start from. Without a gap the hand is dealt in
+        where the service expected it, and the deal's own rules say what is wrong; after a
+        gap it is not followed."""
+        if placement.reason not in ("gap", "unknown") and placement.expected is not None:
+            self.disputed = False
+            self.continuity.placed()
+            placement.hand_over(self._deal_in(placement.seated, placement.expected))
+            return
+        self.hand_no += 1
+        self.session = UntrackedHand(self, self.hand_no, "untracked",
+                                     f"its first round could not be read: {why}",
+                                     order=tuple(placement.seated),
+                                     quiet=self.continuity.gap_told)
+        if not self.continuity.gap_told:
+            self.continuity.told()
 
     def _missed_hand(self, reason: str) -> UntrackedHand:
         """A hand is being dealt whose NEWHAND the service did not see."""
@@ -593,15 +726,22 @@ class TableCore:
         self.button_known = False
         self.hand_no += 1
         previous = self.session
-        if previous is not None:
+        if previous is not None and self.continuity.gap is None:
             previous.collected()
-        seated = tuple(sorted(s for s, p in self.players.items() if p.stack > 0))
-        hand = UntrackedHand(self, self.hand_no, "untracked", reason, order=seated)
+        seated = tuple(self._seated())
+        quiet = self.continuity.gap_told
+        hand = UntrackedHand(self, self.hand_no, "untracked", reason, order=seated,
+                             quiet=quiet)
+        if not quiet:
+            self.continuity.told()
         self.session = hand
         return hand
 
     def untrack(self, hand: Hand, reason: str, quiet: bool = False) -> None:
-        """The hand under way can no longer be followed: it goes on untracked."""
+        """The hand under way can no longer be followed: it goes on untracked. A warning
+        that the floor must count its stacks is the one warning a gap is worth."""
+        if not quiet:
+            self.continuity.told()
         start = getattr(getattr(hand, "ledger", None), "start_stacks", None)
         self.session = UntrackedHand(self, hand.number, "untracked", reason,
                                      order=hand.order, start_stacks=start, quiet=quiet)
@@ -638,8 +778,16 @@ class TableCore:
         later = [s for s in seated if s > start]
         return later[0] if later else seated[0]
 
-    def seated(self, seat: int, name: str) -> None:
-        """TABLE-01/02: a newcomer takes his seat's position, except between button and SB."""
+    def seated(self, seat: int, name: str, newcomer: bool = True) -> None:
+        """The controller seated a player. Once the table has dealt, he may not be there
+        (yet): the next hand is placed from its deal (``tablesvc.core.placement``), which
+        shows whether he is dealt in. TABLE-01/02: a newcomer takes his seat's position,
+        except between button and SB."""
+        if seat in self.sat_out or (newcomer and self.hand_no > 0):
+            self.newcomers.add(seat)
+        self.sat_out.discard(seat)
+        if not newcomer:
+            return
         self.out.alert("player_seated", "TABLE-01", "info",
                        f"{name} takes seat {seat}, with the rights and duties of its position",
                        seat=seat)
@@ -653,6 +801,19 @@ class TableCore:
             self.out.alert("seated_between_button_and_sb", "TABLE-02", "info",
                            f"seat {seat} is between the button and the small blind: no entry "
                            "there, so the button moves past it next hand", seat=seat)
+
+    def unseated(self, seat: int) -> None:
+        """The controller unseated a player (never one with a live hand)."""
+        self.newcomers.discard(seat)
+        self.sat_out.discard(seat)
+        self.unverified.discard(seat)
+        if isinstance(self.session, Placement) and self.session.live:
+            self.session.unseated(seat)
+
+    def button_disputed(self) -> None:
+        """The hand under way was dealt from a button that is not the service's: the next
+        hand is placed from the table, and followed there if the table keeps its rotation."""
+        self.disputed = True
 
     def misdeal(self, why: str) -> bool:
         return self._misdeal(why)
@@ -671,15 +832,26 @@ class TableCore:
         return True
 
     def eliminate(self, order: tuple[int, ...]) -> None:
-        """TABLE-07: a player left without chips after a hand leaves the table."""
+        """TABLE-07: a player left without chips after a hand leaves the table. A stack that
+        is not known exactly (``unverified``) may hold more than the service saw: whether the
+        player is still in shows in the next deal (``placement``)."""
         for seat in order:
             p = self.players.get(seat)
-            if p is not None and p.stack == 0:
-                del self.players[seat]
-                self.unverified.discard(seat)
-                self.out.alert("player_eliminated", "TABLE-07", "info",
-                               f"seat {seat} ({p.name}) has no chips left and leaves the table",
-                               seat=seat, hand=self.hand_no)
+            if p is None or p.stack != 0:
+                continue
+            if seat in self.unverified:
+                self.newcomers.add(seat)
+                continue
+            self._eliminated(seat)
+
+    def _eliminated(self, seat: int) -> None:
+        p = self.players.pop(seat)
+        self.unverified.discard(seat)
+        self.newcomers.discard(seat)
+        self.sat_out.discard(seat)
+        self.out.alert("player_eliminated", "TABLE-07", "info",
+                       f"seat {seat} ({p.name}) has no chips left and leaves the table",
+                       seat=seat, hand=self.hand_no)
 
     # ------------------------------------------------------------------ commands
     def _command(self, inp: Command) -> None:

@@ -26,13 +26,21 @@ ZONES = [*(f"S{n}" for n in range(1, 11)), "BOARD", "BURN", "MUCK", "FLOOR"]
 
 
 def random_inputs(rng: random.Random, deck: dict[str, str], box: ChipBox,
-                  n: int) -> list[Any]:
+                  n: int, seats: list[int]) -> list[Any]:
     script = Script()
     uids = list(deck)
     seen: list[str] = []
     out: list[Any] = []
     for _ in range(n):
         pick = rng.random()
+        if rng.random() < 0.01:  # now and then a deal begins cleanly: the hand is placed
+            first = rng.randrange(len(seats))
+            out.append(script.frame("console", "BTN", "NEWHAND"))
+            for seat in seats[first:] + seats[:first + 1]:
+                card = rng.choice(uids)
+                seen.append(card)
+                out += script.deal(card, f"S{seat}")
+            continue
         uid = rng.choice(seen) if seen and rng.random() < 0.6 else rng.choice(uids)
         if rng.random() < 0.02:
             uid = f"{rng.getrandbits(64):016X}"  # a tag of no deck
@@ -76,11 +84,12 @@ def test_random_well_formed_input_never_crashes_the_core_nor_names_a_card(
     rng = random.Random(seed)
     deck = make_deck()
     box = ChipBox()
-    core = make_core({s: 5000 for s in rng.sample(range(1, 11), rng.randint(2, 8))},
+    seats = sorted(rng.sample(range(1, 11), rng.randint(2, 8)))
+    core = make_core({s: 5000 for s in seats},
                      deck=deck, variant=variant, ante=25 if variant == "draw5" else 0)
     core.chip_values = box.values
     events: list[ev.Event] = []
-    for inp in random_inputs(rng, deck, box, 2500):
+    for inp in random_inputs(rng, deck, box, 2500, seats):
         events += core.apply(inp).events  # must not raise
     alerts = [e for e in events if isinstance(e, ev.Alert)]
     assert alerts, "random play should break some rule"

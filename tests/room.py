@@ -17,7 +17,16 @@ from simulators.table import HandRecord
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
 from tablesvc.core.cards import DeckRegistry
-from tablesvc.core.inputs import Command, FrameIn, Input, PortChange, ServiceStart, Tick, format_ts
+from tablesvc.core.inputs import (
+    Command,
+    FrameIn,
+    Input,
+    PortChange,
+    ServiceResumed,
+    ServiceStart,
+    Tick,
+    format_ts,
+)
 from tablesvc.core.table import Player, TableCore, TableSettings
 from tests.helpers import DEVICES, T0
 
@@ -33,6 +42,8 @@ class Session:
         self.records: list[HandRecord] = []
         self.starts: list[int] = []
         for _ in range(hands):
+            if len(self.table.seated()) < 2:
+                break  # the others busted: the session is over
             self.starts.append(len(self.frames))
             self.records.append(self.table.play_hand())
         self.starts.append(len(self.frames))
@@ -59,8 +70,11 @@ class Reader:
                               dict(session.table.chip_values),
                               [Player(seat, f"P{seat}", stack)
                                for seat, stack in session.seats.items()])
+        self.settings = s
         self.ms = T0
         self.step_ms = step_ms
+        self.buffered: list[tuple[str, str]] | None = None  # frozen: what the ports hold
+        self.buffer = 0  # frames a port holds while the service is frozen; the rest are lost
         self.events: list[ev.Event] = []
         self.replies: list[Any] = []
         self.last_seen: dict[str, int] = {}  # the devices sending, and their last frame
@@ -104,6 +118,10 @@ class Reader:
         if lost:
             return
         raw = encode(Frame(dev, seq, ftype, fields)).decode().rstrip("\r\n")
+        if self.buffered is not None:  # frozen: the port holds it, if it has room
+            if sum(1 for d, _ in self.buffered if d == dev) < self.buffer:
+                self.buffered.append((dev, raw))
+            return
         self.apply(FrameIn(format_ts(ms), ms, dev, raw))
 
     def frames(self, frames: Iterable[tuple[str, bytes]], lost: frozenset[str] = frozenset(),
@@ -142,6 +160,50 @@ class Reader:
         for dev in DEVICES:
             self.apply(PortChange(format_ts(self.ms), self.ms, dev, True, ""))
         return self.events[start:]
+
+    def stop(self, frames: Iterable[tuple[str, bytes]]) -> list[ev.Event]:
+        """A clean stop: the service closes its own ports, is down while the dealer goes on
+        with ``frames``, then starts again."""
+        for dev in DEVICES:
+            self.apply(PortChange(format_ts(self.ms), self.ms, dev, False, "stopped"))
+        return self.down(frames)
+
+    def freeze(self, frames: Iterable[tuple[str, bytes]], buffer: int = 40) -> list[ev.Event]:
+        """The service's process is stopped while the dealer goes on with ``frames``: each
+        port holds up to ``buffer`` frames (the rest are lost, as a full serial buffer loses
+        them); then it runs again and reads what was held all at once."""
+        frozen_at = self.ms
+        self.buffered, self.buffer = [], buffer
+        self.dead = True
+        self.frames(frames)
+        self.dead = False
+        held, self.buffered = self.buffered, None
+        start = len(self.events)
+        self.apply(ServiceResumed(format_ts(self.ms), self.ms, self.ms - frozen_at))
+        for dev, raw in held:
+            self.apply(FrameIn(format_ts(self.ms), self.ms, dev, raw))
+        return self.events[start:]
+
+    def wipe(self, frames: Iterable[tuple[str, bytes]],
+             players: dict[int, int] | None = None) -> list[ev.Event]:
+        """The box is replaced (or its storage wiped) while the dealer goes on with
+        ``frames``: a fresh core with only its config (the players and stacks of the
+        session's start) starts reading the table."""
+        was, self.silent = self.silent, set(DEVICES)
+        self.dead = True
+        self.frames(frames)
+        self.dead = False
+        self.silent = was
+        seats = players if players is not None else self.session.seats
+        table = self.session.table
+        self.core = TableCore(self.settings, DeckRegistry({"SIM": dict(table.deck)}),
+                              dict(table.chip_values),
+                              [Player(seat, f"P{seat}", stack) for seat, stack in seats.items()])
+        return self.restart(down_ms=0)
+
+    def lose(self, dev: str, frames: Iterable[tuple[str, bytes]]) -> list[ev.Event]:
+        """A line drops every frame of ``dev`` while the dealer goes on with ``frames``."""
+        return self.frames(frames, lost=frozenset({dev}))
 
     def unplug(self, dev: str) -> list[ev.Event]:
         """The cable is out: the port fails; the device goes on counting its frames, which

@@ -51,6 +51,7 @@ class Irregularity:
     observed: str
     message: str
     remedy: str
+    also: tuple[str, ...] = ()  # more cards of the same one fault (secure evidence only)
 
 
 def irregularity(name: str, rule: str, severity: str, seat: int | None, rec: CardRecord,
@@ -86,18 +87,32 @@ class CardRecord:
 def unaccounted(cards: Iterable[CardRecord], place: Callable[[str], str],
                 remedy: str) -> list[Irregularity]:
     """BURN-08 (D23): the hand is over and its cards are collected; every card that left the
-    shoe must have reached MUCK or be back in the shoe. One ``card_unaccounted`` (critical) per
-    card that is not, in deck order; ``place`` words the zone it was last read at."""
-    out: list[Irregularity] = []
-    for rec in sorted(cards, key=lambda r: r.index):
-        if rec.zone in ("MUCK", "DECK"):
-            continue
-        last = "the shoe" if rec.zone is None else place(rec.zone)
-        out.append(irregularity(
-            "card_unaccounted", "BURN-08", "critical", seat_of(rec.zone), rec, "MUCK",
-            rec.zone or "SHOE", f"card #{rec.index} was not collected; it was last read at "
-            f"{last}", remedy))
-    return out
+    shoe must have reached MUCK or be back in the shoe. The cards that are not are one fault
+    (a deck not collected, a card taken): one ``card_unaccounted`` (critical) naming every
+    one of them by deck index and where it was last read, in deck order."""
+    missing = [rec for rec in sorted(cards, key=lambda r: r.index)
+               if rec.zone not in ("MUCK", "DECK")]
+    if not missing:
+        return []
+    first = missing[0]
+
+    def last(rec: CardRecord) -> str:
+        return "the shoe" if rec.zone is None else place(rec.zone)
+
+    if len(missing) == 1:
+        message = f"card #{first.index} was not collected; it was last read at {last(first)}"
+    else:
+        where_last: dict[str, list[int]] = {}
+        for rec in missing:
+            where_last.setdefault(last(rec), []).append(rec.index)
+        message = (f"{len(missing)} cards were not collected: " + "; ".join(
+            ", ".join(f"#{i}" for i in indexes) + f" last read at {zone}"
+            for zone, indexes in where_last.items()))
+    seats = {seat_of(rec.zone) for rec in missing}
+    seat = seats.pop() if len(seats) == 1 else None
+    return [Irregularity("card_unaccounted", "BURN-08", "critical", seat, first.index,
+                         first.card, "MUCK", first.zone or "SHOE", message, remedy,
+                         also=tuple(rec.card for rec in missing[1:]))]
 
 
 def seat_of(zone: str | None) -> int | None:

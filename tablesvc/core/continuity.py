@@ -32,6 +32,9 @@ from tablesvc.core.monitors.base import Monitor
 
 STOPPED = "stopped"
 """The detail of a port the service closed itself, on its way out (drivers.transport)."""
+BURST_MS = 500
+"""After the process was stopped, what the ports held is read in this time: frames of all
+devices at once, stamped alike, in no order across devices."""
 CARD_READERS = frozenset({"shoe", "cards"})
 """Device kinds that see the cards: while one of them reads, no hand is dealt unseen."""
 GROUP_MS = 1200
@@ -59,8 +62,9 @@ class Continuity(Monitor):
         self.gap: str | None = None  # what the service may have missed since the last placed hand
         self.hands_unseen = False  # ... among it, the start of a hand (stacks may have changed)
         self.gap_told = False  # the floor has had a warning for this gap already
-        self.blind: set[str] = set()  # the card readers away at some time of the gap
+        self.readers_away: set[str] = set()  # the card readers away at some time of the gap
         self.counted: set[int] = set()  # seats the floor counted since the gap (cmd/stacks)
+        self.burst_until = 0  # input time until which a burst read after a pause lasts
 
     # ------------------------------------------------------------------ devices
     def health_changed(self, link: Link) -> None:
@@ -149,6 +153,16 @@ class Continuity(Monitor):
         for link in self.links.values():
             link.last_frame_ms = max(link.last_frame_ms, ms)
 
+    def resumed(self, ms: int) -> None:
+        """The process ran again after a pause: until ``BURST_MS`` after it, what is read
+        is what the ports held, in the order the reader threads took it."""
+        self.burst_until = ms + BURST_MS
+
+    def blind(self, ms: int) -> bool:
+        """The table cannot be followed now: a device is away, or a burst after a pause is
+        being read."""
+        return bool(self.away) or ms < self.burst_until
+
     def heard(self, name: str) -> None:
         self.awaiting.discard(name)
 
@@ -183,9 +197,9 @@ class Continuity(Monitor):
             self.hands_unseen = True
             return
         if device.kind in CARD_READERS:
-            self.blind.add(device.name)
+            self.readers_away.add(device.name)
             readers = {n for n, link in self.links.items() if link.kind in CARD_READERS}
-            self.hands_unseen = self.hands_unseen or readers <= self.blind
+            self.hands_unseen = self.hands_unseen or readers <= self.readers_away
 
     def told(self) -> None:
         """The floor has had the one warning this gap is worth."""
@@ -196,7 +210,7 @@ class Continuity(Monitor):
         self.gap = None
         self.hands_unseen = False
         self.gap_told = False
-        self.blind = set()
+        self.readers_away = set()
         self.counted = set()
 
     def new_hand(self) -> None:

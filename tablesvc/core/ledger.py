@@ -148,6 +148,20 @@ class Ledger:
             return self.order[1], self.order[0]
         return self.order[0], self.order[1]
 
+    def short_blinds(self, zones: Mapping[int, int]) -> list[int]:
+        """Before the forced bets: a blind seat whose stack nobody counted shows less than
+        its blind in its bet zone (``zones``: seat -> value when the hand is placed from the
+        table): that is all it had, so it posts all-in for it."""
+        sb, bb = self.blind_seats
+        short = []
+        for seat, blind in ((sb, self.small_blind), (bb, self.big_blind)):
+            shown = zones.get(seat, 0)
+            if seat in self.unverified and not self.ante and 0 < shown < blind:
+                self.unverified = self.unverified - {seat}
+                self.stacks[seat] = shown
+                short.append(seat)
+        return short
+
     def post_forced(self) -> list[LedgerOutcome]:
         """The game's forced bets, posted from the tracked stacks; the first round opens."""
         out = self.plan.post_forced(self)
@@ -300,21 +314,25 @@ class Ledger:
         self.round.out_of_chips(seat, behind)
 
     def run_out_unverified(self) -> list[int]:
-        """A card comes while the round is open, and nobody whose stack is known could bet:
-        the table runs the board out, which it does only when the players still to act are
-        all-in. Seats whose stacks are not known (after a gap, an untracked hand) are taken
-        as all-in, which only the table could show, instead of the card as premature."""
+        """A card comes while the round is open, and every seat that still owes an action
+        has a stack nobody counted (after a gap, an untracked hand): the table deals on only
+        when those players are all-in, so they are taken as all-in, which only the table
+        could show, instead of the card as premature. If a seat whose stack is known still
+        owes an action, the card is premature indeed and nothing changes."""
         rnd = self.round
         if rnd is None or rnd.complete or self.pending is not None or self.settled:
             return []
-        can = [s for s in self.live if self.stacks[s] > 0]
-        unknown = [s for s in can if s in self.unverified]
-        known = [s for s in can if s not in self.unverified]
-        if not unknown or len(known) > 1 or (known and rnd.to_call(known[0]) > 0):
-            return []
-        for seat in unknown:
+        trial = copy.deepcopy(rnd)
+        owing: list[int] = []
+        while not trial.complete:
+            seat = trial.next_actor
+            if seat is None or seat not in self.unverified or seat in owing:
+                return []
+            owing.append(seat)
+            trial.out_of_chips(seat)
+        for seat in owing:
             self._known_all_in(seat, 0)
-        return unknown
+        return owing
 
     def handed_back_whole(self, short: int) -> Returned | None:
         """The pot holds ``short`` less than was bet after a complete round: if that is

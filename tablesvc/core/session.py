@@ -104,9 +104,14 @@ class HandSession:
         return True
 
     def start(self) -> None:
-        """Announce the hand and post its forced bets."""
+        """Announce the hand and post its forced bets (a blind seat whose stack is not known
+        and that shows less than its blind has posted all it had)."""
+        ledger = self.ledger
+        if ledger.unverified:
+            zones = self.table.zones
+            ledger.short_blinds({s: zones.get(f"B{s}", 0) for s in ledger.unverified})
         self.game.started(self)
-        self.money(self.ledger.post_forced())
+        self.money(ledger.post_forced())
 
     def deadline(self) -> int | None:
         """The input time at which a tick changes something in this hand, if any."""
@@ -426,7 +431,8 @@ class HandSession:
                        [o.card] if o.card else [], evidence)
             return
         self.out.alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
-                       cards=[o.card] if o.card else [], evidence=evidence if o.index else None)
+                       cards=[o.card, *o.also] if o.card else [],
+                       evidence=evidence if o.index else None)
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
             self.game.first_card_misdirected(self, o.seat, str(o.expected))
             # one fault: should the dealer deal on from there, what follows from it is not

@@ -146,8 +146,6 @@ class TableCore:
     def _apply(self, inp: Input) -> None:
         ms = inp.ms
         out = self.out
-        hand = self.session
-        out.doubt = self.continuity.in_doubt or (hand is not None and hand.doubt is not None)
         if isinstance(inp, ServiceStart):
             # before the devices' timers: the service was not listening, which is no device's
             # fault, so a restart after more than the stale time raises no device_offline
@@ -155,9 +153,9 @@ class TableCore:
                 ms, "the service restarted" if self.boot else "the service started")
             self._zones_unknown()
         elif isinstance(inp, ServiceResumed):
-            self.continuity.service_started(
-                ms, f"the service's process was stopped for {inp.paused_ms // 1000} s")
-            self._zones_unknown()
+            self._resumed(inp)
+        hand = self.session
+        out.doubt = self.continuity.in_doubt or (hand is not None and hand.doubt is not None)
         if self.order.held:
             self._release(ms)  # what waited long enough came first: it goes first
         if ms >= self.health.due:
@@ -195,6 +193,19 @@ class TableCore:
         if out.out.events:  # every card, fold or street that changes the figures has an event
             followed = self.session if isinstance(self.session, HandSession) else None
             self.equity.update(followed, self.in_hand, out.out.events)
+
+    def _resumed(self, inp: ServiceResumed) -> None:
+        """The process ran again after a pause: what the devices sent meanwhile is read now,
+        in a burst whose order across devices is the threads' and not the table's, or was
+        lost. The hand under way cannot be followed, nor whatever the burst holds: it is one
+        hand not followed, and the first NEWHAND after the burst is placed from the table."""
+        why = f"the service's process was stopped for {inp.paused_ms // 1000} s"
+        self.continuity.service_started(inp.ms, why)
+        self.continuity.resumed(inp.ms)
+        self._zones_unknown()
+        hand = self.session
+        if hand is not None and hand.live and hand.tracked:
+            self.untrack(hand, why)
 
     def _in_doubt(self) -> None:
         """A rule alert came while the service may not have seen everything (a device away,
@@ -568,6 +579,9 @@ class TableCore:
                 why, quiet = f"{gap}, and the end of the hand was not seen", False
             self.untrack(previous, why, quiet=quiet)
             previous = self.session
+        if self.continuity.blind(self.out.ms):
+            self._unseen_hand(previous)
+            return
         if previous is not None and previous.live:
             previous.end()
         if previous is not None and gap is None:
@@ -590,6 +604,26 @@ class TableCore:
             return
         # the table shows the hand's place with the first round of the deal
         self.session = Placement(self, seated, expected, reason or "unknown")
+
+    def _unseen_hand(self, previous: Hand | None) -> None:
+        """A NEWHAND while a device is away: the hand cannot be followed. One outage is one
+        hand not followed, however many the dealer deals meanwhile: the untracked hand under
+        way goes on (it ends at the first NEWHAND once every device is back), or one begins."""
+        name, state = next(iter(self.continuity.away.items()), ("the service", "catching up"))
+        if isinstance(previous, UntrackedHand) and previous.live and previous.kind == "untracked":
+            self.out.note("info", "NEWHAND while a device is away: the hand not followed goes on",
+                          device=name, hand=previous.number)
+            return
+        if previous is not None and previous.live:
+            previous.end()
+        self.continuity.new_hand()
+        self.hand_no += 1
+        quiet = self.continuity.quiet(name)
+        self.session = UntrackedHand(self, self.hand_no, "untracked",
+                                     f"{name} is {state} at the deal", order=tuple(self._seated()),
+                                     quiet=quiet)
+        if not quiet:
+            self.continuity.told()
 
     def _seated(self) -> list[int]:
         """The players a NEWHAND deals in, as far as the service knows: seated with chips,

@@ -118,9 +118,11 @@ class UntrackedHand:
 
     def chips(self, zone: str, value: int, before: int, added: int, ms: int) -> None:
         """The pot pushed: an untracked hand is over (a void hand waits for the dealer's
-        MISDEAL or the next NEWHAND)."""
-        del added, ms
-        if self.kind == "untracked" and zone == "POT" and value == 0 < before:
+        MISDEAL or the next NEWHAND). While a device is away it goes on: what the dealer deals
+        until it is back is this one hand not followed (``TableCore._unseen_hand``)."""
+        del added
+        if self.kind == "untracked" and zone == "POT" and value == 0 < before \
+                and not self.table.continuity.blind(ms):
             self._finish("untracked")
 
     def stacks_counted(self, seats: set[int]) -> None:

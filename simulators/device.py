@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 
 from drivers.tsp import SEQ_MOD, Frame, encode
 from simulators.endpoints import Endpoint
 
 _NAME_RE = re.compile(r"[a-z0-9-]{1,16}\Z")
+
+BootReport = Callable[[], Iterable[tuple[str, ...]]]
+"""What a device reads as soon as it has booted: frames as (type, field, ...)."""
 
 
 class VirtualDevice:
@@ -25,6 +29,11 @@ class VirtualDevice:
     enough for the listener's open to finish flushing its input) it sends HELLO, and only then
     the frames that were waiting. The listener therefore always sees HELLO first, and no frame
     is lost or numbered out of order; the dealer is held up for at most the boot time.
+
+    A ``boot_report`` (``set_boot_report``) is what the sensor reads as soon as it has booted,
+    sent right after every HELLO: the tags already lying in its zones (the button puck, the
+    stacks), which a reader tells again after a reset because it cannot know who heard them.
+    ``lose_next`` makes the line lose frames: they are numbered, never delivered.
     """
 
     def __init__(
@@ -54,13 +63,41 @@ class VirtualDevice:
         self._hello_on_connect = hello_on_connect
         self._settle = connect_settle
         self._hello_due: float | None = None
+        self._boot_report: BootReport | None = None
+        self._lose = 0
+        self._lost = 0
         if hello_on_connect:
             endpoint.set_on_connect(self._connected)
 
     @property
     def last_seq(self) -> int | None:
-        """Seq of the last frame sent; lets a reader know when it has caught up."""
+        """Seq of the last frame sent; lets a reader know when it has caught up (a frame the
+        line lost, ``lose_next``, was sent too: wait for one sent after it)."""
         return self._last_seq
+
+    @property
+    def lost(self) -> int:
+        """Frames numbered and sent that the line lost on the way (``lose_next``)."""
+        return self._lost
+
+    def atomic(self) -> AbstractContextManager[bool]:
+        """Hold the device while several frames go out together: no heartbeat, no HELLO and
+        no frame of another thread comes between them (the two frames of one motion)."""
+        return self._lock
+
+    def set_boot_report(self, report: BootReport | None) -> None:
+        """Frames to send right after every HELLO: what the sensor reads when it starts. The
+        callable runs with the device held, so it must not wait for anything that sends."""
+        with self._lock:
+            self._boot_report = report
+
+    def lose_next(self, count: int) -> None:
+        """The line loses this device's next ``count`` frames: each still takes its seq, none
+        is delivered, so the receiver sees a gap in the numbers (DESIGN §4: lost frames)."""
+        if count < 0:
+            raise ValueError("cannot lose a negative number of frames")
+        with self._lock:
+            self._lose += count
 
     def send(self, ftype: str, *fields: str) -> Frame:
         """Frame, number and send. A frame no receiver would accept is refused before it uses
@@ -77,7 +114,12 @@ class VirtualDevice:
 
     def _send_locked(self, ftype: str, fields: tuple[str, ...]) -> Frame:
         frame = Frame(self.name, self._next_seq, ftype, fields)
-        self.endpoint.write(encode(frame))
+        data = encode(frame)
+        if self._lose:
+            self._lose -= 1
+            self._lost += 1
+        else:
+            self.endpoint.write(data)
         self._last_seq = frame.seq
         self._next_seq = (frame.seq + 1) % SEQ_MOD
         return frame
@@ -91,7 +133,11 @@ class VirtualDevice:
         self._hello_due = None
         self._next_seq = 0
         self._boot = self._clock()
-        return self._send_locked("HELLO", (self.model, self.firmware, "TSP1"))
+        hello = self._send_locked("HELLO", (self.model, self.firmware, "TSP1"))
+        if self._boot_report is not None:
+            for ftype, *fields in self._boot_report():
+                self._send_locked(ftype, tuple(fields))
+        return hello
 
     def _connected(self) -> None:
         """The endpoint saw a listener arrive while this device was idle."""

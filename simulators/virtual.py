@@ -159,6 +159,16 @@ class VirtualTableRig:
         self.endpoints[name].replug()
         self.devices[name].hello()
 
+    def reset(self, name: str) -> None:
+        """The device resets (a brown-out, its watchdog) while its port stays open: HELLO with
+        seq 0, then what its sensor reads at boot, and on from there."""
+        self.devices[name].hello()
+
+    def lose_frames(self, name: str, count: int) -> None:
+        """The line loses the device's next ``count`` frames: numbered, never delivered, so
+        the service sees the gap in the seq numbers (``VirtualDevice.lose_next``)."""
+        self.devices[name].lose_next(count)
+
     def start(self, hands: int | None = None) -> threading.Thread:
         """Deal in the background until ``hands`` are done or ``stop`` is called."""
         if self._runner is not None and self._runner.is_alive():

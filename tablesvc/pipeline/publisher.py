@@ -80,6 +80,11 @@ RESTARTS_PER_MINUTE = 5
 """Network loops that may fail within a minute before the publisher gives up (``failed``)."""
 GOODBYE_S = 1.0
 """How long ``stop`` waits for the broker to acknowledge the last (offline) status."""
+ALIVE_EVERY_S = 5.0
+"""The retained ``status`` is published again this often (``alive``): a sign of life. The
+broker's will says "offline" only once it notices the connection is dead, which a frozen box
+with its connection open can put off for a minute or more (1.5 keepalives, or longer); a
+consumer that hears nothing from a table for a few of these periods knows it is stuck."""
 SESSION_TAKEN_OVER = 142
 CommandHandler = Callable[[str, dict[str, Any]], None]
 RefusedHandler = Callable[[int, str], None]
@@ -159,6 +164,10 @@ class Publisher:
         base, venue, table = [*self.prefix.rsplit("/", 2), "", ""][:3]
         self.refusals = RefusalReport(base, venue, table, cfg.username)
         self._status_due = False
+        # the sign of life (``alive``): when it is due next (the pipeline's thread only), and
+        # that it is due now (set by that thread, cleared by the round that sends it)
+        self._alive_next = 0.0
+        self._alive_due = False
         self._restarts: list[int] = []
         self._takeovers = 0
         self.failed: str | None = None
@@ -273,6 +282,8 @@ class Publisher:
             taken = self._take_inbox()
             self._match_acks()
             wait_s = self._send(from_outbox=False)
+            if self._alive_due:
+                self._say_alive()
             self._through_round(taken, sent=True)
             if wait_s < IDLE_WAIT_S or self._client.want_write() or any(
                     r.spilled for r in self._routes.values()):
@@ -315,6 +326,20 @@ class Publisher:
     def wake(self) -> None:
         """Look at the outbox again now."""
         self._wake.set()
+
+    def alive(self) -> None:
+        """The pipeline's thread calls this at each of its steps: every ``ALIVE_EVERY_S`` the
+        retained ``status`` is due again, the same payload, as a sign of life. It comes from
+        the pipeline (not from a timer here) so that a pipeline that is stuck goes silent as
+        surely as a frozen process. Marked due and sent at once when the publisher is free,
+        else by the publisher thread, woken; either way after what is due on the event
+        routes, and without turning the pipeline's next hand-over away (see ``_send_here``)."""
+        at = time.monotonic()
+        if at < self._alive_next:
+            return
+        self._alive_next = at + ALIVE_EVERY_S
+        self._alive_due = True
+        self.send_now()
 
     def set_retained(self, sub: str, payload: dict[str, Any], wake: bool = True) -> None:
         """A retained snapshot for ``sub``: published soon (only the latest value of a topic
@@ -447,6 +472,8 @@ class Publisher:
                 self._greet = False
                 self._say_online()
             timeout = self._send()
+            if self._alive_due:
+                self._say_alive()
             if self._idle():
                 self._drained.set()
         self._through_round(taken, sent)
@@ -616,11 +643,23 @@ class Publisher:
         return doc
 
     def _say_online(self) -> None:
+        """The status, and every retained snapshot again (a new connection's greeting)."""
         topic = self.topic("status")
         self._status_due = False
+        self._alive_due = False
         self._publish(topic, json.dumps(self.status()), Sent(topic=topic), retain=True)
         self._retained_sent.clear()
         self._retained_busy.clear()
+
+    def _say_alive(self) -> None:
+        """The status only, as a sign of life: the retained snapshots the broker holds are
+        current, and sending them too would make this round (and the consumers' work) as big
+        as a greeting. Left due if paho's window is full: the next round sends it."""
+        topic = self.topic("status")
+        self._alive_due = False
+        if not self._publish(topic, json.dumps(self.status()), Sent(topic=topic),
+                             retain=True):
+            self._alive_due = True
 
     def _send(self, from_outbox: bool = True) -> float:
         """Publish what is due; returns how long the thread may wait before looking again.

@@ -105,6 +105,7 @@ def settings_of(cfg: Config) -> TableSettings:
         max_stack=g.max_stack,
         equity_dead_cards=cfg.broadcast.equity_dead_cards,
         stack_zones=cfg.table.stack_zones,
+        alert_confirm=cfg.rules.timers.confirm_alerts,
         button_uid=cfg.registry.button.uid if cfg.registry.button is not None else None,
     )
 
@@ -439,12 +440,20 @@ class Service:
 
     def step(self, timeout: float) -> int:
         """Process one batch. Returns the number of inputs processed."""
+        self._sign_of_life()
         batch = self._take_batch(timeout)
         if not batch:
             self._publish_state()
             return 0
         self.process(batch)
         return len(batch)
+
+    def _sign_of_life(self) -> None:
+        """The retained ``status`` again every ``ALIVE_EVERY_S`` (``Publisher.alive``), asked
+        from this thread so that a pipeline that is stuck stops saying it, not only a frozen
+        process: the floor marks a table it hears nothing from as silent."""
+        if self.publisher is not None:
+            self.publisher.alive()
 
     def process(self, batch: list[Input]) -> None:
         """Journal a batch (one sync), then apply it."""

@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ante-mode", default="each", choices=["each", "big_blind"])
     ap.add_argument("--aggression", type=float, default=0.0,
                     help="0..1: how often random players bet and raise")  # fmt: skip
+    ap.add_argument("--stack-zones", action="store_true",
+                    help="the chip reader tells every stack in P1..P10")  # fmt: skip
     ap.add_argument("--phh", type=Path, help="deal this PHH hand history instead")
     args = ap.parse_args(argv)
     script = None
@@ -80,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         ante_mode=args.ante_mode,
         aggression=args.aggression,
         variant=args.variant,
+        stack_zones=args.stack_zones,
         **extra,
     ) as rig:
         for name, url in rig.device_urls().items():

@@ -5,7 +5,8 @@ hand; this module does the physical part both need and owns what outlives a hand
 its shuffle, the chip set, the dealer's tray (the float that makes change), the seats' stacks,
 the felt and its pace, the button, and a pot a checked-out game leaves for the next one.
 Cards and chips only move through here, so every movement becomes the frames the antennas
-would send (``simulators.felt``) and every chip is accounted for.
+would send (``simulators.felt``) and every chip is accounted for. The stacks themselves, and
+what they show where the table has stack zones, are ``simulators.stacks``'.
 
 Neither game owns this module and it knows neither game: a third game is a third procedure
 built on ``Dealer``, with no change here and none in the games already dealt.
@@ -14,16 +15,18 @@ built on ``Dealer``, with no change here and none in the games already dealt.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from simulators.betting import Limit, build_pots, split_pot
-from simulators.chips import ChipPile, ChipShortage, deal_stacks, smallest_unit
+from simulators.betting import BettingRound, Limit, build_pots, split_pot
+from simulators.chips import ChipPile, ChipShortage, smallest_unit
 from simulators.device import VirtualDevice
 from simulators.felt import MAX_ZONE_CHIPS, Felt, Pacer
 from simulators.handeval import HandValue
 from simulators.records import ActionRecord, PotAward
 from simulators.script import clockwise_from
+from simulators.stacks import Stacks
 
 __all__ = ["Dealer", "Habits", "Hand", "HandSettings"]
 
@@ -101,6 +104,10 @@ class Dealer:
     ``deck`` maps UID -> card, ``chips`` UID -> value (the whole chip set: what the seats do
     not get stays in the tray for change), ``seats`` seat -> starting stack; ``rng`` drives
     the shuffles. The caller validates these first (``VirtualTable`` does).
+
+    With ``stack_zones`` every stack lies in its stack zone and each chip motion that touches
+    one is a motion of the felt (``_motion``): the dealer stands still before it, never in
+    it, and its inventories go out together, the zone the chips leave first.
     """
 
     def __init__(
@@ -114,6 +121,7 @@ class Dealer:
         pace: float = 0.0,
         handover: float = 0.0,
         habits: Habits = Habits(),
+        stack_zones: bool = False,
     ) -> None:
         self.rng = rng
         self.habits = habits
@@ -130,15 +138,21 @@ class Dealer:
         """A checked-out draw game's pot, still in the pot zone for the next game."""
         self.tray = ChipPile(self.chip_values, self.chip_values)
         """The dealer's float: every chip no stack, bet zone or pot holds."""
-        self.piles = deal_stacks(self.tray, dict(seats))
-        """Seat -> its stack (stacks lie under no antenna: only their values are seen)."""
         self.pacer = Pacer(pace, handover=handover)
-        self.felt = Felt(devices, self.pacer)
+        self.felt = Felt(devices, self.pacer, stack_zones=stack_zones)
+        self.seats = Stacks(self.chip_values, self.tray, self.felt, seats, zoned=stack_zones)
+        """The seats' stacks (``piles``), and what the stack zones say of them."""
+        self._moving = False
         self._next_order: list[str] | None = None
         self.button = min(seats)
         """The button of the next hand (in five-card draw, the dealer's seat)."""
 
     # seats and the deck ---------------------------------------------------------------------
+
+    @property
+    def piles(self) -> dict[int, ChipPile]:
+        """Seat -> its stack."""
+        return self.seats.piles
 
     @property
     def stacks(self) -> dict[int, int]:
@@ -148,14 +162,37 @@ class Dealer:
         return sorted(self.piles)
 
     def all_in(self, seat: int) -> bool:
-        """The seat has no chip left behind its bet zone."""
-        return self.piles[seat].value == 0
+        """The seat has no chip left behind its bet zone that it may bet in this hand."""
+        return self.seats.playable(seat) == 0
+
+    def playable(self, seat: int) -> int:
+        """What the seat may still bet in this hand (``Stacks.playable``)."""
+        return self.seats.playable(seat)
 
     def reseat(self, stacks: Mapping[int, int]) -> None:
         """Every stack back into the tray, then these stacks dealt out of it."""
-        for pile in self.piles.values():
-            self.tray.add(pile.take_all())
-        self.piles = deal_stacks(self.tray, stacks)
+        with self._motion():
+            self.seats.reseat(stacks)
+
+    @contextmanager
+    def _motion(self) -> Iterator[None]:
+        """One chip motion that touches a stack zone: a step, then its inventories together.
+
+        Without stack zones nothing changes: each inventory takes its own step, as it always
+        did, so that a seed deals the same frames at the same pace."""
+        if not self.seats.zoned or self._moving:
+            yield
+            return
+        with self.felt.motion():
+            self._moving = True
+            try:
+                yield
+            finally:
+                self._moving = False
+
+    def _show(self, zone: str, uids: Sequence[str]) -> None:
+        """Report a chip zone: in its own step, or as part of the motion under way."""
+        self.felt.set_chips(zone, uids, paced=not self._moving)
 
     def cards(self, uids: Iterable[str]) -> tuple[str, ...]:
         """The card names of these UIDs."""
@@ -178,6 +215,22 @@ class Dealer:
             uids = first + [u for u in uids if u not in chosen]
             self._next_order = None
         return uids
+
+    def next_actor(self, rnd: BettingRound) -> int | None:
+        """Whose turn it is, the round knowing what each seat may still bet: a stack that
+        changed outside the rules since the round began changes that (without such a change
+        the round's own count is the same)."""
+        rnd.stacks.update({s: self.playable(s) for s in rnd.order if s in self.piles})
+        return rnd.next_actor()
+
+    def newhand(self, hand: Hand) -> dict[int, int]:
+        """The dealer presses NEWHAND (after the shuffle and cut): the hand has begun.
+
+        Returns the stacks it begins with, read after the press, so that whatever happened to
+        them while he stood still before it belongs to the time between hands."""
+        self.felt.press("NEWHAND")
+        self.seats.begin(hand.number)
+        return self.stacks
 
     def open_hand(self, number: int, pot: ChipPile | None = None) -> Hand:
         """A new hand at the button: the seated players in order and the deck shuffled.
@@ -218,49 +271,49 @@ class Dealer:
     # chips ------------------------------------------------------------------------------------
 
     def take(self, pile: ChipPile, amount: int) -> list[str]:
-        """Chips worth ``amount`` from ``pile``.
-
-        Should the tray run out of the small chips change needs, every stack is changed back
-        into big chips at the tray and the dealer tries again (stacks are under no antenna,
-        so only their values matter).
-        """
-        try:
-            return pile.take(amount, self.tray)
-        except ChipShortage:
-            values = {seat: p.value for seat, p in self.piles.items()}
-            for p in self.piles.values():
-                self.tray.add(p.take_all())
-            for seat, fresh in deal_stacks(self.tray, values).items():
-                self.piles[seat].add(fresh.take_all())
-            return pile.take(amount, self.tray)
+        """Chips worth ``amount`` from ``pile``, with change from the tray if need be
+        (``Stacks.take_from``)."""
+        return self.seats.take_from(pile, amount)
 
     def post_ante(self, hand: Hand, seat: int, ante: int, street: str) -> None:
         """The seat's ante (all it has, if less) straight into the pot, and its record.
 
-        The pot's inventory is not reported here: antes are one movement (``show_pot``).
+        The pot's inventory is not reported here: antes are one movement (``post_antes``).
         """
         pile = self.piles[seat]
-        amount = min(ante, pile.value)
+        amount = min(ante, self.playable(seat))
         hand.pot.add(self.take(pile, amount))
         hand.antes[seat] = amount
-        hand.actions.append(ActionRecord(street, seat, "post_ante", amount, pile.value == 0))
+        hand.actions.append(
+            ActionRecord(street, seat, "post_ante", amount, self.playable(seat) == 0))
+
+    def post_antes(self, hand: Hand, payers: Iterable[int], ante: int, street: str) -> None:
+        """Every payer's ante into the pot in one movement: the stacks, then one inventory of
+        the pot."""
+        with self._motion():
+            for seat in payers:
+                self.post_ante(hand, seat, ante, street)
+            self.seats.report()
+            self.show_pot(hand)
 
     def show_pot(self, hand: Hand) -> None:
         """Colour the pot up to fit one inventory, and report it."""
         if not hand.pot.colour_up(self.tray, MAX_ZONE_CHIPS):
             raise ChipShortage(f"cannot keep the pot within {MAX_ZONE_CHIPS} chips")
-        self.felt.set_chips("POT", hand.pot.uids)
+        self._show("POT", hand.pot.uids)
 
     def put_in(self, hand: Hand, seat: int, amount: int) -> int:
-        """Move ``amount`` from the seat's stack into its bet zone."""
+        """Move ``amount`` from the seat's stack into its bet zone: the stack, then the bet."""
         if amount == 0:
             return 0
         zone = f"B{seat}"
-        pile = ChipPile(self.chip_values, self.felt.chips(zone))
-        pile.add(self.take(self.piles[seat], amount))
-        if not pile.colour_up(self.tray, MAX_ZONE_CHIPS):
-            raise ChipShortage(f"cannot keep {zone} within {MAX_ZONE_CHIPS} chips")
-        self.felt.set_chips(zone, pile.uids)
+        with self.seats.committing(seat, amount), self._motion():
+            pile = ChipPile(self.chip_values, self.felt.chips(zone))
+            pile.add(self.take(self.piles[seat], amount))
+            if not pile.colour_up(self.tray, MAX_ZONE_CHIPS):
+                raise ChipShortage(f"cannot keep {zone} within {MAX_ZONE_CHIPS} chips")
+            self.seats.report(last=seat)
+            self._show(zone, pile.uids)
         hand.contributions[seat] += amount
         return amount
 
@@ -278,12 +331,14 @@ class Dealer:
         seat = max(bets, key=lambda s: bets[s])
         excess = ranked[0] - ranked[1]
         zone = f"B{seat}"
-        pile = ChipPile(self.chip_values, self.felt.chips(zone))
-        back = self.take(pile, excess)
-        if not pile.colour_up(self.tray, MAX_ZONE_CHIPS):
-            raise ChipShortage(f"cannot keep {zone} within {MAX_ZONE_CHIPS} chips")
-        self.felt.set_chips(zone, pile.uids)
-        self.piles[seat].add(back)
+        with self._motion():
+            pile = ChipPile(self.chip_values, self.felt.chips(zone))
+            back = self.take(pile, excess)
+            if not pile.colour_up(self.tray, MAX_ZONE_CHIPS):
+                raise ChipShortage(f"cannot keep {zone} within {MAX_ZONE_CHIPS} chips")
+            self._show(zone, pile.uids)
+            self.piles[seat].add(back)
+            self.seats.report()
         hand.contributions[seat] -= excess
         hand.returned[seat] = hand.returned.get(seat, 0) + excess
         return excess
@@ -323,9 +378,11 @@ class Dealer:
         paid = [s for s in hand.order if pushed.get(s)]
         for i, seat in enumerate(paid):
             last = i == len(paid) - 1
-            chips = hand.pot.take_all() if last else self.take(hand.pot, pushed[seat])
-            self.piles[seat].add(chips)
-            self.show_pot(hand)  # change made in the pot
+            with self._motion():
+                chips = hand.pot.take_all() if last else self.take(hand.pot, pushed[seat])
+                self.piles[seat].add(chips)
+                self.show_pot(hand)  # change made in the pot
+                self.seats.report()
         return awards, pots
 
     def split(
@@ -371,11 +428,15 @@ class Dealer:
             zone = f"B{seat}"
             chips = self.felt.chips(zone)
             if chips:
-                self.felt.set_chips(zone, [])
-                self.piles[winner].add(chips)
+                with self._motion():
+                    self._show(zone, [])
+                    self.piles[winner].add(chips)
+                    self.seats.report()
         if hand.pot.value:
-            self.piles[winner].add(hand.pot.take_all())
-            self.felt.set_chips("POT", [])
+            with self._motion():
+                self.piles[winner].add(hand.pot.take_all())
+                self._show("POT", [])
+                self.seats.report()
         return awards, pots
 
     def settle(
@@ -383,18 +444,24 @@ class Dealer:
     ) -> tuple[dict[int, int], tuple[int, ...]]:
         """Check every stack against the ledger, see off the busted players, move the button.
 
-        Returns the stacks after the hand and the seats that left.
+        Chips that came to or left a stack outside the rules during the hand are part of the
+        ledger (``Stacks.deltas``). Returns the stacks after the hand and the seats that left.
         """
+        with self._motion():
+            for pile in self.piles.values():
+                pile.tidy(self.tray)
+            self.seats.report()
+        outside = self.seats.deltas(hand.number)
         for seat, pile in self.piles.items():
-            pile.tidy(self.tray)
             paid = hand.contributions[seat] + hand.antes.get(seat, 0)
-            expected = stacks_before[seat] - paid + winners.get(seat, 0)
+            expected = stacks_before[seat] - paid + winners.get(seat, 0) + outside.get(seat, 0)
             if pile.value != expected:
                 raise AssertionError(f"seat {seat} holds {pile.value}, the ledger says {expected}")
         stacks_after = self.stacks
         left = tuple(s for s in hand.order if stacks_after[s] == 0)
         for seat in left:
-            del self.piles[seat]
+            self.seats.leave(seat)
         if self.piles:
             self.button = clockwise_from(hand.button, self.seated())[0]
+        self.seats.end(hand.number)
         return stacks_after, left

@@ -77,9 +77,7 @@ class _DrawGame:
 
     def play(self) -> HandRecord:
         d, hand = self.dealer, self.hand
-        stacks_before = d.stacks
-        d.pacer.step()  # the shuffle and the cut
-        d.felt.press("NEWHAND")
+        stacks_before = d.newhand(hand)  # after the shuffle and the cut (``VirtualTable``)
         self._antes()
         for _ in range(CARDS):
             for seat in hand.order:
@@ -147,6 +145,7 @@ class _DrawGame:
             antes=dict(hand.antes),
             returned=dict(hand.returned),
             pots=tuple(pots),
+            stack_changes=d.seats.during(hand.number),
             limit=self.settings.limit.value,
             ante=self.settings.ante,
             unit=d.unit,
@@ -171,9 +170,7 @@ class _DrawGame:
         """
         d, hand = self.dealer, self.hand
         hand.pot.colour_up(d.tray, 0)
-        for seat in hand.order:
-            d.post_ante(hand, seat, self.settings.ante, "ante")
-        d.show_pot(hand)
+        d.post_antes(hand, hand.order, self.settings.ante, "ante")
 
     def _deal(self, zone: str) -> str:
         """The top card of the shoe into ``zone``; the bottom card never goes (DRAW-04)."""
@@ -192,7 +189,7 @@ class _DrawGame:
         d, hand, limit = self.dealer, self.hand, self.settings.limit
         rnd = BettingRound(
             order=order,
-            stacks={s: d.piles[s].value for s in order},
+            stacks={s: d.playable(s) for s in order},
             limit=limit,
             # no blinds: the smallest bet is one smallest chip; fixed-limit bets the big blind
             # before the draw and twice that after it
@@ -201,7 +198,7 @@ class _DrawGame:
             pot=hand.pot.value,
         )
         checks = 0
-        while (seat := rnd.next_actor()) is not None:
+        while (seat := d.next_actor(rnd)) is not None:
             action, to = self._decide(rnd, seat)
             moved = rnd.act(seat, action, to)
             if action is Action.FOLD:

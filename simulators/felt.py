@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 from simulators.device import VirtualDevice
 
@@ -21,6 +22,8 @@ MAX_ZONE_CHIPS = 48
 
 SEATS = range(1, 11)
 CHIP_ZONES: tuple[str, ...] = (*(f"B{s}" for s in SEATS), "POT")
+STACK_ZONES: tuple[str, ...] = tuple(f"P{s}" for s in SEATS)
+"""The players' stacks, where a table has stack zones (DESIGN §3)."""
 
 
 PERSONS = frozenset({"chips", "console"})
@@ -76,6 +79,11 @@ class Pacer:
         """True while the dealer stands still at a hold."""
         return self._waiting
 
+    @property
+    def held(self) -> bool:
+        """A hold is placed: the dealer stands still, or will at his next action."""
+        return not self._go.is_set()
+
     def step(self, device: str | None = None, *, boundary: bool = False) -> None:
         """Wait out the pace, then any hold; a hold placed during the pace applies at once.
 
@@ -112,13 +120,19 @@ class Pacer:
 
 
 class Felt:
-    """Where every card and every chip lies, and the devices that report it."""
+    """Where every card and every chip lies, and the devices that report it.
+
+    With ``stack_zones`` the chip reader also reads ``P1``..``P10``, the players' stacks: in
+    its refresh, and right after it boots.
+    """
 
     def __init__(
         self,
         devices: Mapping[str, VirtualDevice],
         pacer: Pacer,
         chip_zones: Sequence[str] = CHIP_ZONES,
+        *,
+        stack_zones: bool = False,
     ) -> None:
         missing = {"cards", "chips", "console"} - set(devices)
         if missing:
@@ -130,7 +144,14 @@ class Felt:
         self.pacer = pacer
         self._lock = threading.RLock()
         self._card_zone: dict[str, str] = {}
-        self._chip_zone: dict[str, list[str]] = {z: [] for z in chip_zones}
+        zones = [*chip_zones, *(STACK_ZONES if stack_zones else ())]
+        self._chip_zone: dict[str, list[str]] = {z: [] for z in zones}
+        self.stack_zones = stack_zones
+        # Boot reports read the felt without its lock (the device is held while they run, and
+        # the felt's holders wait for the device: the other order would deadlock); what they
+        # read is changed only while the device is held, right after the frame that tells it.
+        if stack_zones:
+            self._chips.set_boot_report(self._stack_inventories)
 
     @property
     def devices(self) -> dict[str, VirtualDevice]:
@@ -216,14 +237,38 @@ class Felt:
 
     # chips -----------------------------------------------------------------------------------
 
-    def set_chips(self, zone: str, uids: Sequence[str]) -> None:
-        """A zone's chips changed: report its complete inventory."""
+    def set_chips(self, zone: str, uids: Sequence[str], *, paced: bool = True) -> None:
+        """A zone's chips changed: report its complete inventory.
+
+        ``paced=False`` inside a ``motion`` (which took the step), and for whatever happens
+        while the dealer stands still (someone else's hands: they must not wait for his)."""
         if len(uids) > MAX_ZONE_CHIPS:
             raise ValueError(f"{len(uids)} chips in {zone}; colour up first")
-        self.pacer.step("chips")
-        with self._lock:
-            self._chip_zone[zone] = list(uids)
+        if paced:
+            self.pacer.step("chips")
+        with self._lock, self._chips.atomic():
             self._chips.send("CHIPS", zone, " ".join(uids))
+            self._chip_zone[zone] = list(uids)
+
+    def place_chips(self, zone: str, uids: Sequence[str]) -> None:
+        """Chips that lay in ``zone`` before the reader started: no frame (it tells them when
+        it boots, or in its refresh)."""
+        with self._lock, self._chips.atomic():
+            self._chip_zone[zone] = list(uids)
+
+    @contextmanager
+    def motion(self, *, paced: bool = True) -> Iterator[None]:
+        """One motion that several chip zones report (a bet leaving a stack for the bet zone):
+        the dealer stands still before it, if at all, never in the middle of it, and nothing
+        else the chip reader sends comes between its inventories. Report with
+        ``set_chips(..., paced=False)`` inside."""
+        if paced:
+            self.pacer.step("chips")
+        with self._lock, self._chips.atomic():
+            yield
+
+    def _stack_inventories(self) -> list[tuple[str, ...]]:
+        return [("CHIPS", zone, " ".join(self._chip_zone[zone])) for zone in STACK_ZONES]
 
     def chips(self, zone: str) -> list[str]:
         with self._lock:

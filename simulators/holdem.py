@@ -111,9 +111,7 @@ class _HoldemHand:
         d, settings, hand, script = self.dealer, self.settings, self.hand, self.script
         order = hand.order
         sb, bb = (hand.button, order[0]) if len(order) == 2 else (order[0], order[1])
-        stacks_before = d.stacks
-        d.pacer.step()  # the shuffle and cut
-        d.felt.press("NEWHAND")
+        stacks_before = d.newhand(hand)  # after the shuffle and cut (``VirtualTable``)
         self._post_antes(bb)
 
         bets: dict[int, int] = {}
@@ -121,7 +119,7 @@ class _HoldemHand:
             (sb, settings.small_blind, "post_small_blind"),
             (bb, settings.big_blind, "post_big_blind"),
         ):
-            bets[seat] = d.put_in(hand, seat, min(amount, d.piles[seat].value))
+            bets[seat] = d.put_in(hand, seat, min(amount, d.playable(seat)))
             if bets[seat]:
                 hand.actions.append(
                     ActionRecord("preflop", seat, name, bets[seat], d.all_in(seat), bets[seat])
@@ -176,9 +174,7 @@ class _HoldemHand:
         if not self.settings.ante:
             return
         payers = self.hand.order if self.settings.ante_mode == "each" else [bb]
-        for seat in payers:
-            self.dealer.post_ante(self.hand, seat, self.settings.ante, "preflop")
-        self.dealer.show_pot(self.hand)
+        self.dealer.post_antes(self.hand, payers, self.settings.ante, "preflop")
 
     def _deal(self, zone: str) -> str:
         """The next card of the shuffled shoe into ``zone``."""
@@ -200,7 +196,7 @@ class _HoldemHand:
     ) -> BettingRound:
         return BettingRound(
             order=order,
-            stacks={s: self.dealer.piles[s].value for s in order},
+            stacks={s: self.dealer.playable(s) for s in order},
             bets=dict(bets or {}),
             high=high,
             limit=self.settings.limit,
@@ -249,7 +245,7 @@ class _HoldemHand:
 
     def _betting(self, rnd: BettingRound, street: str) -> None:
         d, hand, script = self.dealer, self.hand, self.script
-        while (seat := rnd.next_actor()) is not None:
+        while (seat := d.next_actor(rnd)) is not None:
             if script is not None and script.next_action() is not None:
                 action, to = script.decide(rnd, seat, street)
             else:
@@ -313,6 +309,7 @@ class _HoldemHand:
             antes=dict(hand.antes),
             returned=dict(hand.returned),
             pots=tuple(pots),
+            stack_changes=d.seats.during(hand.number),
             limit=settings.limit.value,
             small_blind=settings.small_blind,
             big_blind=settings.big_blind,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from simulators.betting import Limit
 
-__all__ = ["ActionRecord", "Exchange", "HandRecord", "PotAward"]
+__all__ = ["ActionRecord", "Exchange", "HandRecord", "PotAward", "StackChange"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,34 @@ class Exchange:
     discarded: tuple[str, ...]
     received: tuple[str, ...]
     """In the order they left the shoe; some may come from a reshuffled pack."""
+
+
+@dataclass(frozen=True)
+class StackChange:
+    """Chips that came to or left a stack outside the rules, as it really happened.
+
+    ``kind``: ``take`` (chips off the table, TABLE-06), ``add`` (chips brought from outside
+    the table, a purchase: TABLE-08, and mid-hand BET-23) or ``transfer`` (from ``seat``'s
+    stack to ``to_seat``'s, TABLE-08). ``hand`` is the hand under way when ``mid_hand``,
+    otherwise the last hand dealt before it (0: before the first).
+    """
+
+    kind: str
+    seat: int
+    amount: int
+    hand: int
+    mid_hand: bool
+    to_seat: int | None = None
+
+    @property
+    def deltas(self) -> dict[int, int]:
+        """Seat -> what its stack gained (negative: lost)."""
+        if self.kind == "take":
+            return {self.seat: -self.amount}
+        if self.kind == "add":
+            return {self.seat: self.amount}
+        assert self.to_seat is not None
+        return {self.seat: -self.amount, self.to_seat: self.amount}
 
 
 @dataclass(frozen=True)
@@ -113,6 +141,10 @@ class HandRecord:
     """Pot this game leaves in the pot zone for the next one (it was checked out)."""
     showdown_order: tuple[int, ...] = ()
     """Draw showdown order: left of the last bettor or raiser first (SHOW-14)."""
+    stack_changes: tuple[StackChange, ...] = ()
+    """Chips that came to or left the stacks outside the rules during this hand: with them,
+    ``stacks_after`` is ``stacks_before`` less what each seat paid, plus what was pushed to
+    it, plus their ``deltas``."""
 
     @property
     def reshuffled(self) -> bool:

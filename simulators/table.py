@@ -24,7 +24,7 @@ from simulators.draw import play_draw
 from simulators.endpoints import Recorder
 from simulators.felt import SEATS
 from simulators.holdem import play_holdem
-from simulators.records import ActionRecord, Exchange, HandRecord, PotAward
+from simulators.records import ActionRecord, Exchange, HandRecord, PotAward, StackChange
 from simulators.script import (
     ANTE_MODES,
     UNKNOWN,
@@ -39,6 +39,7 @@ __all__ = [
     "HandRecord",
     "PotAward",
     "ScriptError",
+    "StackChange",
     "VirtualTable",
     "clockwise_from",
 ]
@@ -75,6 +76,17 @@ class VirtualTable:
     ``habits`` are the dealer's ways with the chips where real dealers differ (``Habits``): by
     default a room's mix, handing back uncalled bets at some gatherings and pushing some
     uncontested pots straight from the bet zones; ``Habits()`` gathers everything, always.
+
+    ``stack_zones``: every stack lies in its stack zone ``P<seat>`` and the chip reader tells
+    it (DESIGN §3): on every change, in its refresh, and right after it boots; a bet leaves
+    ``P<seat>`` before it reaches ``B<seat>`` (antes: the ``POT``), chips pushed or handed
+    back reach ``P<seat>`` after they left the pot or the bet zone. Without it no frame
+    changes.
+
+    Things that happen to the stacks outside the rules (``stack_take``, ``stack_add``,
+    ``stack_transfer``) are for the tests of a service that must notice them; they are done
+    between hands or while the dealer stands still (``pause``), and the hand records say
+    what really happened (``HandRecord.stack_changes``, ``stack_changes``).
     """
 
     def __init__(
@@ -101,6 +113,7 @@ class VirtualTable:
         variant: str = "holdem",
         second_round_all_check: str = "carry_over",
         habits: Habits = ROOM_HABITS,
+        stack_zones: bool = False,
     ) -> None:
         self.unit = smallest_unit(chips)
         self.variant = variant
@@ -141,8 +154,10 @@ class VirtualTable:
             pace=pace,
             handover=handover,
             habits=habits,
+            stack_zones=stack_zones,
         )
         """The deck, chips, stacks, felt and button both games deal with."""
+        self.stack_zones = stack_zones
         self.felt = self._dealer.felt
         self._pacer = self._dealer.pacer
         self._idle = self._pacer.stop  # what the pace waits on while no caller's stop is given
@@ -221,6 +236,49 @@ class VirtualTable:
         if seat not in self._dealer.piles:
             raise ValueError(f"seat {seat} is empty")
         self._dealer.button = seat
+
+    @property
+    def stack_changes(self) -> list[StackChange]:
+        """Everything that happened to the stacks outside the rules, in order."""
+        return list(self._dealer.seats.changes)
+
+    # outside the rules ------------------------------------------------------------------------
+
+    def stack_take(self, seat: int, amount: int) -> StackChange:
+        """Chips worth ``amount`` leave the seat's stack and the table (TABLE-06): with stack
+        zones, one ``CHIPS,P<seat>`` inventory, ``amount`` less.
+
+        Between hands a stack keeps at least one chip; mid-hand the chips of a bet the dealer
+        is moving cannot be taken. Raises ``ValueError`` for what cannot be done, and
+        ``RuntimeError`` while the dealer is dealing and not standing still."""
+        self._standing_still()
+        return self._dealer.seats.take(seat, amount)
+
+    def stack_add(self, seat: int, amount: int) -> StackChange:
+        """Chips worth ``amount`` come to the seat's stack from outside the table, out of the
+        chip set's spare chips: a purchase (TABLE-08; mid-hand BET-23, and they do not play in
+        that hand). With stack zones, one ``CHIPS,P<seat>`` inventory, ``amount`` more."""
+        self._standing_still()
+        return self._dealer.seats.add(seat, amount)
+
+    def stack_transfer(self, giver: int, taker: int, amount: int) -> StackChange:
+        """Chips worth ``amount`` pass from ``giver``'s stack to ``taker``'s (TABLE-08): with
+        stack zones ``CHIPS,P<giver>`` then ``CHIPS,P<taker>``. Mid-hand they do not play
+        for ``taker`` in that hand (BET-23)."""
+        self._standing_still()
+        return self._dealer.seats.transfer(giver, taker, amount)
+
+    def _standing_still(self, timeout: float = 10.0) -> None:
+        """Nothing at the table moves: no hand is being dealt, or the dealer stands still at a
+        pause. A dealer paused on his way (``pause`` between hands returns before he reaches
+        the shuffle) is waited for."""
+        deadline = time.monotonic() + timeout
+        while self._dealing and not self._pacer.waiting:
+            if not self._pacer.held:
+                raise RuntimeError("the dealer is dealing: pause him first")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the dealer did not stand still")
+            time.sleep(0.002)
 
     def pause(self, timeout: float = 10.0) -> None:
         """Make the dealer stand still before its next physical action.
@@ -314,6 +372,9 @@ class VirtualTable:
             self._pacer.stop = stop if stop is not None else self._idle
             self._dealing = True
             try:
+                # the shuffle and cut: a dealer paused between hands stands still here, and
+                # what is done to the table meanwhile (stacks changed) is before this hand
+                self._pacer.step()
                 settings = self._settings()
                 number = self.hands_played + 1
                 if self.variant == "draw5":

@@ -25,7 +25,7 @@ from simulators.endpoints import Endpoint, PtyEndpoint, Recorder, TcpEndpoint
 from simulators.scenario import Scenario
 from simulators.scenario_player import ScenarioPlayer
 from simulators.script import HandScript
-from simulators.table import HandRecord, VirtualTable
+from simulators.table import HandRecord, StackChange, VirtualTable
 
 DEVICE_MODELS: Mapping[str, str] = {
     "shoe": "VS-SHOE",
@@ -52,8 +52,13 @@ class VirtualTableRig:
     in order, in memory (``device_urls`` then name ``memory://<device>``).
     ``pace`` is the time between the dealer's actions, ``handover`` the least time where a
     person's action hands over to another device (see ``Pacer``).
-    ``limit``, ``ante``, ``ante_mode``, ``aggression``, ``all_in_share``, ``variant`` and
-    ``second_round_all_check`` go to the table (see ``VirtualTable``).
+    ``limit``, ``ante``, ``ante_mode``, ``aggression``, ``all_in_share``, ``variant``,
+    ``second_round_all_check`` and ``stack_zones`` go to the table (see ``VirtualTable``).
+
+    Accidents for the tests of a service that must notice what it missed: ``unplug`` and
+    ``replug`` (the port fails, then the device boots again), ``reset`` (the device boots
+    again on an open port), ``lose_frames`` (the line loses frames); and, at the table, the
+    stacks changed outside the rules (``stack_take``, ``stack_add``, ``stack_transfer``).
     """
 
     def __init__(
@@ -83,6 +88,7 @@ class VirtualTableRig:
         variant: str = "holdem",
         second_round_all_check: str = "carry_over",
         recorder: Recorder | None = None,
+        stack_zones: bool = False,
     ) -> None:
         self._runner: threading.Thread | None = None
         self._stop = threading.Event()
@@ -136,6 +142,7 @@ class VirtualTableRig:
                 all_in_share=all_in_share,
                 variant=variant,
                 second_round_all_check=second_round_all_check,
+                stack_zones=stack_zones,
             )
         except BaseException:
             self.close()
@@ -168,6 +175,26 @@ class VirtualTableRig:
         """The line loses the device's next ``count`` frames: numbered, never delivered, so
         the service sees the gap in the seq numbers (``VirtualDevice.lose_next``)."""
         self.devices[name].lose_next(count)
+
+    def stack_take(self, seat: int, amount: int) -> StackChange:
+        """Chips off the table from the seat's stack (``VirtualTable.stack_take``)."""
+        return self.table.stack_take(seat, amount)
+
+    def stack_add(self, seat: int, amount: int) -> StackChange:
+        """Chips bought into the seat's stack (``VirtualTable.stack_add``)."""
+        return self.table.stack_add(seat, amount)
+
+    def stack_transfer(self, giver: int, taker: int, amount: int) -> StackChange:
+        """Chips from one seat's stack to another's (``VirtualTable.stack_transfer``)."""
+        return self.table.stack_transfer(giver, taker, amount)
+
+    def pause(self, timeout: float = 10.0) -> None:
+        """Make the dealer stand still (``VirtualTable.pause``)."""
+        self.table.pause(timeout)
+
+    def resume(self, steps: int | None = None) -> None:
+        """Let the dealer go on (``VirtualTable.resume``)."""
+        self.table.resume(steps)
 
     def start(self, hands: int | None = None) -> threading.Thread:
         """Deal in the background until ``hands`` are done or ``stop`` is called."""
@@ -220,6 +247,7 @@ class VirtualTableRig:
         """
         if self._runner is not None and self._runner.is_alive():
             raise RuntimeError("the table is already dealing")
+
         player = ScenarioPlayer(
             self.devices, self.table.deck, self.table.chip_values, scenario, pace=pace, stop=stop
         )
@@ -276,7 +304,8 @@ def recorded_table(
     """A virtual table whose four devices write into one in-memory list, in true order.
 
     Returns the table (pace 0 unless ``pace`` is given) and the list of (device name, frame
-    bytes) it grows as it deals; the devices say HELLO first when ``hello``. A fresh deck and,
+    bytes) it grows as it deals; the devices say HELLO first when ``hello`` (the chip reader's
+    followed, with ``stack_zones``, by the stacks it reads at boot). A fresh deck and,
     unless ``chips`` is given, a chip set of ``RECORDED_DENOMINATIONS`` come from ``seed``
     (``table.deck`` and ``table.chip_values`` are the registries to give the reader);
     ``options`` are ``VirtualTable``'s other keyword arguments.

@@ -25,6 +25,16 @@ def test_a_device_that_resets_says_hello_with_seq_zero_and_goes_on_from_there() 
     assert [f.seq for f in after] == list(range(len(after)))
 
 
+def test_a_reset_chip_reader_tells_the_stacks_again_after_its_hello() -> None:
+    table, recorded = recorded_table(SEATS, seed=3, stack_zones=True)
+    table.play_hand()
+    mark = len(recorded)
+    table.felt.devices["chips"].hello()
+    told = frames_of(recorded[mark:])
+    assert [f.type for f in told] == ["HELLO"] + ["CHIPS"] * 10
+    assert [f.fields[0] for f in told[1:]] == [f"P{s}" for s in range(1, 11)]
+
+
 def test_frames_lost_on_the_line_leave_a_gap_in_the_seq_numbers() -> None:
     table, recorded = recorded_table(SEATS, seed=3)
     cards = table.felt.devices["cards"]

@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="0..1: how often random players bet and raise")  # fmt: skip
     ap.add_argument("--stack-zones", action="store_true",
                     help="the chip reader tells every stack in P1..P10")  # fmt: skip
+    ap.add_argument("--button-uid", default=None,
+                    help="the dealer button carries this tag (16 uppercase hex digits)")
     ap.add_argument("--phh", type=Path, help="deal this PHH hand history instead")
     args = ap.parse_args(argv)
     script = None
@@ -83,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         aggression=args.aggression,
         variant=args.variant,
         stack_zones=args.stack_zones,
+        button_uid=args.button_uid,
         **extra,
     ) as rig:
         for name, url in rig.device_urls().items():

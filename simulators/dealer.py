@@ -6,7 +6,8 @@ its shuffle, the chip set, the dealer's tray (the float that makes change), the 
 the felt and its pace, the button, and a pot a checked-out game leaves for the next one.
 Cards and chips only move through here, so every movement becomes the frames the antennas
 would send (``simulators.felt``) and every chip is accounted for. The stacks themselves, and
-what they show where the table has stack zones, are ``simulators.stacks``'.
+what they show where the table has stack zones, are ``simulators.stacks``'; a tagged button is
+the felt's, moved here after the cards are collected.
 
 Neither game owns this module and it knows neither game: a third game is a third procedure
 built on ``Dealer``, with no change here and none in the games already dealt.
@@ -107,7 +108,8 @@ class Dealer:
 
     With ``stack_zones`` every stack lies in its stack zone and each chip motion that touches
     one is a motion of the felt (``_motion``): the dealer stands still before it, never in
-    it, and its inventories go out together, the zone the chips leave first.
+    it, and its inventories go out together, the zone the chips leave first. With a
+    ``button_uid`` the button carries that tag and the dealer moves it after each hand.
     """
 
     def __init__(
@@ -122,6 +124,7 @@ class Dealer:
         handover: float = 0.0,
         habits: Habits = Habits(),
         stack_zones: bool = False,
+        button_uid: str | None = None,
     ) -> None:
         self.rng = rng
         self.habits = habits
@@ -139,13 +142,14 @@ class Dealer:
         self.tray = ChipPile(self.chip_values, self.chip_values)
         """The dealer's float: every chip no stack, bet zone or pot holds."""
         self.pacer = Pacer(pace, handover=handover)
-        self.felt = Felt(devices, self.pacer, stack_zones=stack_zones)
+        self.felt = Felt(devices, self.pacer, stack_zones=stack_zones, button_tag=button_uid)
         self.seats = Stacks(self.chip_values, self.tray, self.felt, seats, zoned=stack_zones)
         """The seats' stacks (``piles``), and what the stack zones say of them."""
         self._moving = False
         self._next_order: list[str] | None = None
         self.button = min(seats)
         """The button of the next hand (in five-card draw, the dealer's seat)."""
+        self.felt.place_button(self.button)
 
     # seats and the deck ---------------------------------------------------------------------
 
@@ -173,6 +177,12 @@ class Dealer:
         """Every stack back into the tray, then these stacks dealt out of it."""
         with self._motion():
             self.seats.reseat(stacks)
+
+    def place_button(self, seat: int, *, moved_by_dealer: bool) -> None:
+        """The next hand's button is ``seat``; a tagged button goes there, moved by the dealer
+        in his pace (``moved_by_dealer``) or by someone while he stands still."""
+        self.button = seat
+        self.felt.move_button(seat, paced=moved_by_dealer)
 
     @contextmanager
     def _motion(self) -> Iterator[None]:
@@ -445,7 +455,9 @@ class Dealer:
         """Check every stack against the ledger, see off the busted players, move the button.
 
         Chips that came to or left a stack outside the rules during the hand are part of the
-        ledger (``Stacks.deltas``). Returns the stacks after the hand and the seats that left.
+        ledger (``Stacks.deltas``). A tagged button is moved to the next hand's seat now, after
+        the cards are collected and before the next shuffle. Returns the stacks after the hand
+        and the seats that left.
         """
         with self._motion():
             for pile in self.piles.values():
@@ -464,4 +476,6 @@ class Dealer:
         if self.piles:
             self.button = clockwise_from(hand.button, self.seated())[0]
         self.seats.end(hand.number)
+        if self.piles:
+            self.felt.move_button(self.button)
         return stacks_after, left

@@ -123,7 +123,9 @@ class Felt:
     """Where every card and every chip lies, and the devices that report it.
 
     With ``stack_zones`` the chip reader also reads ``P1``..``P10``, the players' stacks: in
-    its refresh, and right after it boots.
+    its refresh, and right after it boots. With a ``button_tag`` the dealer button carries
+    that tag: the card antennas read it in the seat zone it lies in, when they boot and
+    whenever it moves (``move_button``).
     """
 
     def __init__(
@@ -133,6 +135,7 @@ class Felt:
         chip_zones: Sequence[str] = CHIP_ZONES,
         *,
         stack_zones: bool = False,
+        button_tag: str | None = None,
     ) -> None:
         missing = {"cards", "chips", "console"} - set(devices)
         if missing:
@@ -147,11 +150,15 @@ class Felt:
         zones = [*chip_zones, *(STACK_ZONES if stack_zones else ())]
         self._chip_zone: dict[str, list[str]] = {z: [] for z in zones}
         self.stack_zones = stack_zones
+        self.button_tag = button_tag
+        self._button_zone: str | None = None
         # Boot reports read the felt without its lock (the device is held while they run, and
         # the felt's holders wait for the device: the other order would deadlock); what they
         # read is changed only while the device is held, right after the frame that tells it.
         if stack_zones:
             self._chips.set_boot_report(self._stack_inventories)
+        if button_tag is not None:
+            self._cards.set_boot_report(self._button_reading)
 
     @property
     def devices(self) -> dict[str, VirtualDevice]:
@@ -279,6 +286,42 @@ class Felt:
         with self._lock:
             for zone, uids in self._chip_zone.items():
                 self._chips.send("CHIPS", zone, " ".join(uids))
+
+    # the dealer button ------------------------------------------------------------------------
+
+    @property
+    def button_zone(self) -> str | None:
+        """The seat zone the tagged button lies in (None without a tag)."""
+        return self._button_zone
+
+    def place_button(self, seat: int) -> None:
+        """The tagged button lay at ``seat`` before the antennas started: no frame (they
+        read it when they boot)."""
+        if self.button_tag is None:
+            return
+        with self._lock, self._cards.atomic():
+            self._button_zone = f"S{seat}"
+
+    def move_button(self, seat: int, *, paced: bool = True) -> None:
+        """The dealer moves the tagged button to ``seat``: ``DEP`` where it lay, then ``ARR``.
+
+        ``paced=False`` for a move made while the dealer stands still (by someone else)."""
+        tag, zone = self.button_tag, f"S{seat}"
+        if tag is None or self._button_zone == zone:
+            return
+        if paced:
+            self.pacer.step("cards")
+        with self._lock, self._cards.atomic():
+            # frame first, then the state: a HELLO before either frame reads where it was
+            if self._button_zone is not None:
+                self._cards.send("DEP", self._button_zone, tag)
+                self._button_zone = None
+            self._cards.send("ARR", zone, tag)
+            self._button_zone = zone
+
+    def _button_reading(self) -> list[tuple[str, ...]]:
+        zone, tag = self._button_zone, self.button_tag
+        return [("ARR", zone, tag)] if zone is not None and tag is not None else []
 
     # console ---------------------------------------------------------------------------------
 

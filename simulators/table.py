@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from simulators.betting import Limit
 from simulators.chips import smallest_unit
 from simulators.dealer import ROOM_HABITS, Dealer, Habits, HandSettings
+from simulators.decks import is_uid
 from simulators.device import VirtualDevice
 from simulators.draw import play_draw
 from simulators.endpoints import Recorder
@@ -80,8 +81,10 @@ class VirtualTable:
     ``stack_zones``: every stack lies in its stack zone ``P<seat>`` and the chip reader tells
     it (DESIGN §3): on every change, in its refresh, and right after it boots; a bet leaves
     ``P<seat>`` before it reaches ``B<seat>`` (antes: the ``POT``), chips pushed or handed
-    back reach ``P<seat>`` after they left the pot or the bet zone. Without it no frame
-    changes.
+    back reach ``P<seat>`` after they left the pot or the bet zone. ``button_uid``: the dealer
+    button carries this tag (16 hex digits, no card's or chip's); the card antennas read it in
+    ``S<button>`` when they boot, and the dealer moves it (``DEP`` then ``ARR``) after each
+    hand's cards are collected, before the next shuffle. Neither changes a frame when not set.
 
     Things that happen to the stacks outside the rules (``stack_take``, ``stack_add``,
     ``stack_transfer``) are for the tests of a service that must notice them; they are done
@@ -114,6 +117,7 @@ class VirtualTable:
         second_round_all_check: str = "carry_over",
         habits: Habits = ROOM_HABITS,
         stack_zones: bool = False,
+        button_uid: str | None = None,
     ) -> None:
         self.unit = smallest_unit(chips)
         self.variant = variant
@@ -127,6 +131,11 @@ class VirtualTable:
             )
         if len(deck) != 52 or len(set(deck.values())) != 52:
             problems.insert(0, "the deck must have 52 distinct cards")
+        if button_uid is not None:
+            if not is_uid(button_uid):
+                problems.append(f"button_uid {button_uid!r} is not 16 uppercase hex digits")
+            elif button_uid in deck or button_uid in chips:
+                problems.append(f"button_uid {button_uid} is the tag of a card or a chip")
         for name, p in (
             ("fold_probability", fold_probability),
             ("aggression", aggression),
@@ -155,9 +164,11 @@ class VirtualTable:
             handover=handover,
             habits=habits,
             stack_zones=stack_zones,
+            button_uid=button_uid,
         )
         """The deck, chips, stacks, felt and button both games deal with."""
         self.stack_zones = stack_zones
+        self.button_uid = button_uid
         self.felt = self._dealer.felt
         self._pacer = self._dealer.pacer
         self._idle = self._pacer.stop  # what the pace waits on while no caller's stop is given
@@ -166,7 +177,10 @@ class VirtualTable:
         if deck_order is not None:
             self.set_deck_order(deck_order)
         if button is not None:
-            self.set_button(button)
+            if button not in self._dealer.piles:
+                raise ValueError(f"seat {button} is empty")
+            self._dealer.button = button
+            self.felt.place_button(button)  # it lay there before the antennas started
         self.hands_played = 0
         self.last_hand: HandRecord | None = None
         self._refresh_stop = threading.Event()
@@ -233,9 +247,13 @@ class VirtualTable:
         return self._dealer.seated()
 
     def set_button(self, seat: int) -> None:
+        """The next hand's button (and dealer); the dealer deals from it whatever the
+        rotation says, so a test can misplace the button. A tagged button is moved there at
+        once (``DEP`` where it lay, ``ARR,S<seat>``): call it between hands or while the
+        dealer stands still at the shuffle (``pause``)."""
         if seat not in self._dealer.piles:
             raise ValueError(f"seat {seat} is empty")
-        self._dealer.button = seat
+        self._dealer.place_button(seat, moved_by_dealer=False)
 
     @property
     def stack_changes(self) -> list[StackChange]:
@@ -373,7 +391,8 @@ class VirtualTable:
             self._dealing = True
             try:
                 # the shuffle and cut: a dealer paused between hands stands still here, and
-                # what is done to the table meanwhile (stacks changed) is before this hand
+                # what is done to the table meanwhile (the button set, stacks changed) is
+                # before this hand
                 self._pacer.step()
                 settings = self._settings()
                 number = self.hands_played + 1
@@ -418,7 +437,7 @@ class VirtualTable:
         self.small_blind, self.big_blind = script.small_blind, script.big_blind
         self.ante, self.ante_mode = script.ante, script.ante_mode
         self.limit = Limit(script.limit)
-        self._dealer.button = script.button
+        self._dealer.place_button(script.button, moved_by_dealer=True)
         named = [c for c in script.deal_order() if c != UNKNOWN]
         spare = [c for c in self._dealer.deck.values() if c not in set(named)]
         self._dealer.rng.shuffle(spare)

@@ -53,7 +53,8 @@ class VirtualTableRig:
     ``pace`` is the time between the dealer's actions, ``handover`` the least time where a
     person's action hands over to another device (see ``Pacer``).
     ``limit``, ``ante``, ``ante_mode``, ``aggression``, ``all_in_share``, ``variant``,
-    ``second_round_all_check`` and ``stack_zones`` go to the table (see ``VirtualTable``).
+    ``second_round_all_check``, ``stack_zones`` and ``button_uid`` go to the table (see
+    ``VirtualTable``); the button's tag must be no tag of any deck in the registry either.
 
     Accidents for the tests of a service that must notice what it missed: ``unplug`` and
     ``replug`` (the port fails, then the device boots again), ``reset`` (the device boots
@@ -89,6 +90,7 @@ class VirtualTableRig:
         second_round_all_check: str = "carry_over",
         recorder: Recorder | None = None,
         stack_zones: bool = False,
+        button_uid: str | None = None,
     ) -> None:
         self._runner: threading.Thread | None = None
         self._stop = threading.Event()
@@ -104,6 +106,10 @@ class VirtualTableRig:
             write_deck(self.decks_dir, DEFAULT_DECK_ID, make_deck(DEFAULT_DECK_ID, rng))
             registry = load_decks(self.decks_dir)
         self.deck_id = sorted(registry)[0]
+        if button_uid is not None:
+            owner = next((d for d, cards in registry.items() if button_uid in cards), None)
+            if owner is not None:
+                raise ValueError(f"button_uid {button_uid} is a card of deck {owner}")
         self.chips_path = Path(chips) if chips is not None else self.folder / "chips.json"
         if not self.chips_path.exists():
             # the deep set: antes and small bets game after game need many small chips for
@@ -143,6 +149,7 @@ class VirtualTableRig:
                 variant=variant,
                 second_round_all_check=second_round_all_check,
                 stack_zones=stack_zones,
+                button_uid=button_uid,
             )
         except BaseException:
             self.close()
@@ -243,11 +250,16 @@ class VirtualTableRig:
         these devices, with this table's deck and chips; returns the players' stacks after.
 
         The table's own chip inventories would contradict the scenario's, so its chip
-        refresh pauses meanwhile and the scenario's chips are repeated instead.
+        refresh pauses meanwhile and the scenario's chips are repeated instead. A scenario
+        brings its own stacks and button: a rig with stack zones or a tagged button (whose
+        devices would report the table's own at every boot) cannot play one.
         """
         if self._runner is not None and self._runner.is_alive():
             raise RuntimeError("the table is already dealing")
-
+        if self.table.stack_zones or self.table.button_uid is not None:
+            raise ValueError("a scenario sets its own stacks and button: play it on a rig "
+                             "without stack_zones and button_uid (the scenario's setup says "
+                             "whether its stacks lie in stack zones)")
         player = ScenarioPlayer(
             self.devices, self.table.deck, self.table.chip_values, scenario, pace=pace, stop=stop
         )
@@ -304,8 +316,9 @@ def recorded_table(
     """A virtual table whose four devices write into one in-memory list, in true order.
 
     Returns the table (pace 0 unless ``pace`` is given) and the list of (device name, frame
-    bytes) it grows as it deals; the devices say HELLO first when ``hello`` (the chip reader's
-    followed, with ``stack_zones``, by the stacks it reads at boot). A fresh deck and,
+    bytes) it grows as it deals; the devices say HELLO first when ``hello`` (each followed by
+    what its sensor reads at boot: with ``stack_zones`` the stacks, with ``button_uid`` the
+    button in its seat zone). A fresh deck and,
     unless ``chips`` is given, a chip set of ``RECORDED_DENOMINATIONS`` come from ``seed``
     (``table.deck`` and ``table.chip_values`` are the registries to give the reader);
     ``options`` are ``VirtualTable``'s other keyword arguments.

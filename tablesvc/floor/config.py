@@ -30,9 +30,18 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+SILENT_AFTER_S = 15.0
+"""A table that has published nothing for this long is shown silent: three of the 5 s signs
+of life of its service (``tablesvc.pipeline.publisher.ALIVE_EVERY_S``) missed."""
+
+
 class FloorSection(_Section):
     venue: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
     name: str = Field("", max_length=64, description="shown in the page's title bar")
+    silent_after_s: float = Field(
+        SILENT_AFTER_S, ge=1, le=3600, strict=True, allow_inf_nan=False,
+        description="seconds without any message from a table before it is shown silent; "
+        "keep it above the tables' 5 s sign of life (idle tables would flicker)")
 
 
 class FloorMqtt(_Section):

@@ -13,6 +13,10 @@ messages while it is down and sends again what it had not acknowledged, so a res
 console loses no alert, acknowledgement or hand; the second copy of anything is recognised
 by (table, seq) and changes nothing. Acknowledging an alert runs on the same thread, so the
 database has one writer.
+
+Every message is noted as heard from its table the moment paho reads it
+(``tablesvc.floor.silence``), before it waits for the writer: a backlog to store is no
+silence.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from tablesvc.config.table import resolve
 from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
 from tablesvc.floor.public import public_event, public_state
+from tablesvc.floor.silence import Silence, marked
 from tablesvc.floor.store import Queries, Store, today
 from tablesvc.floor.venue import Venue
 from tablesvc.pipeline.publisher import read_password
@@ -155,6 +160,12 @@ class Intake:
         self.queries = Queries(db)  # the writer's own reads (same connection, same thread)
         self.venue = Venue()
         self.lock = threading.Lock()  # guards venue for snapshot() from other threads
+        self.silence = Silence(cfg.floor.silent_after_s)
+        # the last ``status`` and ``devices/<name>`` of each table that is committed, and those
+        # of the batch being stored: a service says its status again every 5 s (a sign of
+        # life), which changes nothing to store or to show
+        self._kept: dict[tuple[str, str], bytes] = {}
+        self._keeping: dict[tuple[str, str], bytes] = {}
         self.notify = notify
         self.inbox = Lanes()
         self.connected = threading.Event()
@@ -164,6 +175,7 @@ class Intake:
         self._writer = threading.Thread(target=self._run, name="floor-writer", daemon=True)
         self.client = self._client()
         for table, topics in self.queries.retained().items():
+            self.silence.expect(table)
             for topic, body in topics.items():
                 self.venue.apply_retained(table, topic, body)
 
@@ -220,17 +232,20 @@ class Intake:
             return
         self.refused = None
         client.subscribe([(t, 1) for t in self.topics()])
+        self.silence.listening(time.monotonic())
         self.connected.set()
         log.info("connected", host=self.cfg.mqtt.host, port=self.cfg.mqtt.port)
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                        props: Any = None) -> None:
         self.connected.clear()
+        self.silence.listening(None)  # what the tables send now, the console cannot hear
         log.warning("disconnected from the broker", reason=str(rc))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         topic = msg.topic
-        sub = topic.removeprefix(self.prefix + "/").partition("/")[2]
+        table, _, sub = topic.removeprefix(self.prefix + "/").partition("/")
+        self.silence.heard(table, time.monotonic())
         self.inbox.put(_Received(topic, bytes(msg.payload), msg.mid, msg.qos),
                        urgent=sub in URGENT)
 
@@ -279,6 +294,7 @@ class Intake:
             except Exception:  # a bug must not stop the floor's screen; the broker resends
                 log.exception("batch failed", size=len(batch))
                 self.store.db.rollback()
+                self._keeping.clear()
                 time.sleep(0.5)
 
     def _batch(self, batch: list[Item], urgent: bool = True) -> None:
@@ -302,6 +318,8 @@ class Intake:
         for (table, sub), body in retained.items():  # only the last of each is kept
             self.store.keep_retained(table, sub, body)
         self.store.commit()
+        self._kept.update(self._keeping)
+        self._keeping.clear()
         for msg in received:
             if msg.qos > 0:
                 self.client.ack(msg.mid, msg.qos)
@@ -352,6 +370,10 @@ class Intake:
         self.stats["messages"] += 1
         rest = msg.topic.removeprefix(self.prefix + "/")
         table, _, sub = rest.partition("/")
+        if sub == "status" or sub.startswith("devices/"):
+            if self._kept.get((table, sub)) == msg.payload:
+                return  # said again (heard all the same: ``Silence``)
+            self._keeping[(table, sub)] = msg.payload
         try:
             body = json.loads(msg.payload)
         except ValueError:
@@ -410,7 +432,18 @@ class Intake:
         """What a page needs when it (re)connects; called from the web's thread pool."""
         with self.lock:
             tables = self.venue.snapshot()
-        return {"tables": tables}
+        return {"tables": self.marked(tables)}
+
+    def view(self, table: str) -> dict[str, Any] | None:
+        """A table's view as the writer last left it (None for a table not stored yet)."""
+        with self.lock:
+            view = self.venue.tables.get(table)
+            return view.as_json() if view is not None else None
+
+    def marked(self, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Views as the page gets them: with ``silent_s`` as of now."""
+        now = time.monotonic()
+        return [marked(v, self.silence.silent_for(str(v["id"]), now)) for v in views]
 
 
 def initial_alerts(queries: Queries) -> list[dict[str, Any]]:

@@ -3,7 +3,9 @@
 aiohttp serves HTTP and WebSocket from one asyncio loop with no separate ASGI server. The
 database is read on one worker thread with its own connection, so a search never holds the
 loop; live changes come from the intake's thread through ``call_soon_threadsafe``. Table
-changes are coalesced (at most four a second per page), alerts go out at once.
+changes are coalesced (at most four a second per page), alerts go out at once. Four times a
+second the pump also looks for tables that fell silent or spoke again
+(``tablesvc.floor.silence``) and sends them as table changes.
 
 Security: every page and API call needs a session when a users file is configured; state-
 changing calls need the ``X-Floor`` header (a cross-site form cannot send it) on top of the
@@ -16,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import re
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -101,8 +104,12 @@ class Hub:
                 self.mqtt_connected = connected
                 await self.send_all({"kind": "mqtt", "connected": connected,
                                      "refused": intake.refused})
+            for table in intake.silence.changes(time.monotonic()):
+                view = intake.view(table)
+                if view is not None:
+                    self.dirty[table] = view
             if self.dirty:
-                tables, self.dirty = list(self.dirty.values()), {}
+                tables, self.dirty = intake.marked(list(self.dirty.values())), {}
                 await self.send_all({"kind": "tables", "tables": tables})
 
 
@@ -215,6 +222,7 @@ class FloorApp:
         snap = await self.read(self.intake.snapshot)
         return {"kind": "snapshot", "now": now_iso(), "tables": snap["tables"],
                 "alerts": [titled(a) for a in alerts],
+                "silent_after_s": self.cfg.floor.silent_after_s,
                 "mqtt": {"connected": self.intake.connected.is_set(),
                          "refused": self.intake.refused}}
 

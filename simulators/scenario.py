@@ -18,6 +18,8 @@ Format (every key but ``id``, ``setup`` and ``steps`` is optional)::
       blinds: [100, 200]          # also: ante, ante_mode, limit
       deck: [Ah, 7c, Kd]          # first cards out of the shoe; the rest follow shuffled
       seed: 1                     # the shuffle of the rest, and of reshuffled packs
+      stack_zones: true           # the stacks lie in P1..P10 and the chip reader tells
+                                  # them (DESIGN §3): at the start, and on every change
     steps:
       - newhand                   # console NEWHAND (after the shuffle and cut)
       - antes                     # every seat's setup.ante into the pot (or {1: 25, 2: 0})
@@ -44,6 +46,10 @@ Format (every key but ``id``, ``setup`` and ``steps`` is optional)::
                                           # the shoe (the bottom card), shuffled with the
                                           # seed: the shoe sends DECK, top first
                                           # (order: [...] fixes the pack's order)
+      - stack_take: {seat: 3, amount: 500}  # chips off the table from S3's stack (TABLE-06)
+      - stack_add: {seat: 3, amount: 500}   # chips bought into it from outside (TABLE-08,
+                                            # mid-hand BET-23)
+      - stack_transfer: {from: 3, to: 4, amount: 500}  # S3's stack to S4's (TABLE-08)
     expect:
       alerts: [{name: card_exposed, severity: warning, seat: 2, rule: EXPOSE-02}]
       outcome: {reason: showdown, stacks: {1: 27600}, awards: [{amount: 900, shares: {1: 900}}]}
@@ -54,7 +60,10 @@ them). The cards of a new pack are counted on: the first one dealt from it is #(
 so far + 1). Inside a ``reshuffle`` step, ``#k`` past the cards out names a card still in the
 shoe (``#52`` is the bottom card once 51 are out), so ``order`` can place it. Seats are ``3``
 or ``S3``. A bare ``push`` pushes what ``expect.outcome.awards`` says, and what they leave in the
-pot (a bet nobody called) to the first of them. Outcome reasons:
+pot (a bet nobody called) to the first of them. The ``stack_*`` steps need
+``setup.stack_zones`` (without it nobody could see them); with it a bet leaves the stack zone
+before the bet zone reports it, and a push reaches the stack zone after the pot reported it.
+Outcome reasons:
 showdown, uncontested, misdeal, cancelled, and checked_out (a draw game checked around: the
 pot stays for the next game).
 """
@@ -95,6 +104,7 @@ STEP_KINDS = frozenset(
         *BARE_STEPS,
         "deal", "arrive", "depart", "move", "return", "bet", "check", "fold", "console",
         "unknown_tag", "reshuffle", "lose", "scan", "stray_chip",
+        "stack_take", "stack_add", "stack_transfer",
     }
 )
 _NAME_RE = re.compile(r"[A-Z][A-Z0-9_]{0,31}\Z")
@@ -123,6 +133,8 @@ class Setup:
     enrolled: dict[str, str] = field(default_factory=dict)
     """Tag name -> card: extra tags enrolled in the deck as that card (a defective deck with a
     card twice, DECK-04); the scenario deals them with ``unknown_tag``."""
+    stack_zones: bool = False
+    """The stacks lie in stack zones ``P1``..``P10`` that the chip reader tells."""
 
 
 @dataclass(frozen=True)
@@ -248,7 +260,7 @@ def _setup(raw: Any, source: str) -> Setup:
     if not isinstance(raw, dict):
         raise ScenarioError(f"{where}: must be a mapping")
     unknown = set(raw) - {"seats", "button", "blinds", "ante", "ante_mode", "limit", "deck",
-                          "seed", "variant", "enrolled"}
+                          "seed", "variant", "enrolled", "stack_zones"}
     if unknown:
         raise ScenarioError(f"{where}: unknown keys {sorted(map(str, unknown))}")
     seats = _seat_map(raw.get("seats"), f"{where}: seats")
@@ -277,6 +289,9 @@ def _setup(raw: Any, source: str) -> Setup:
     variant = raw.get("variant", "holdem")
     if variant not in VARIANTS:
         raise ScenarioError(f"{where}: variant must be one of {list(VARIANTS)}")
+    stack_zones = raw.get("stack_zones", False)
+    if not isinstance(stack_zones, bool):
+        raise ScenarioError(f"{where}: stack_zones must be true or false")
     return Setup(
         seats=seats,
         button=button,
@@ -289,6 +304,7 @@ def _setup(raw: Any, source: str) -> Setup:
         deck=tuple(deck),
         seed=seed,
         enrolled=dict(enrolled),
+        stack_zones=stack_zones,
     )
 
 
@@ -450,6 +466,8 @@ def _step(raw: Any, n: int, source: str, setup: Setup) -> Step:
                 zone[:1] == "B" and zone[1:].isdigit() and 1 <= int(zone[1:]) <= 10)):
             raise ScenarioError(f"{where}: {zone!r} is not a chip zone (B1..B10, POT)")
         return Step(n, kind, {"zone": zone})
+    if kind in ("stack_take", "stack_add", "stack_transfer"):
+        return _stack_step(args, n, kind, where, setup)
     if kind == "unknown_tag":
         a = _keys(args, where, {"to"}, {"name"})
         name = a.get("name", "JOKER")
@@ -460,6 +478,28 @@ def _step(raw: Any, n: int, source: str, setup: Setup) -> Step:
     if args is None:
         return Step(n, kind)
     return Step(n, kind, _seat_map(args, where))
+
+
+def _stack_step(args: Any, n: int, kind: str, where: str, setup: Setup) -> Step:
+    """A stack changed outside the rules: ``{seat, amount}``, a transfer ``{from, to,
+    amount}``; only where the stacks lie in stack zones."""
+    if not setup.stack_zones:
+        raise ScenarioError(f"{where}: a stack changed outside the rules is seen only in stack "
+                            "zones (setup.stack_zones: true)")
+    seat_keys = ("from", "to") if kind == "stack_transfer" else ("seat",)
+    a = _keys(args, where, {*seat_keys, "amount"})
+    amount = _amount(a["amount"], where)
+    if amount == 0:
+        raise ScenarioError(f"{where}: amount must be more than 0")
+    checked: dict[str, int] = {"amount": amount}
+    for key in seat_keys:
+        seat = _seat(a[key], where)
+        if seat not in setup.seats:
+            raise ScenarioError(f"{where}: seat {seat} is empty")
+        checked[key] = seat
+    if kind == "stack_transfer" and checked["from"] == checked["to"]:
+        raise ScenarioError(f"{where}: a transfer goes from one seat to another")
+    return Step(n, kind, checked)
 
 
 def _expect(raw: Any, source: str) -> Expectation:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from simulators.chips import ChipPile, deal_stacks
+from simulators.chips import ChipPile, deal_stacks, take_exact
 from simulators.decks import is_card
 from simulators.device import VirtualDevice
 from simulators.felt import MAX_ZONE_CHIPS, Pacer
@@ -35,7 +35,9 @@ class ScenarioPlayer:
     Card positions are kept here rather than on the table's felt because a scenario moves
     cards in ways a careful dealer never does (a card held in the hand, a card back into the
     shoe). Stacks are made from ``chips`` (the table's chip set), so every inventory the chip
-    reader reports adds up exactly.
+    reader reports adds up exactly. Where the scenario's stacks lie in stack zones, each stack
+    is a chip zone like the others (``P<seat>``): told when the scenario begins, on every
+    change (the zone chips leave first) and in the refresh.
     """
 
     def __init__(
@@ -64,6 +66,12 @@ class ScenarioPlayer:
         self._float = ChipPile(self._values, self._values)
         self.stacks = deal_stacks(self._float, scenario.setup.seats)
         self._zones: dict[str, ChipPile] = {}
+        self._zoned = scenario.setup.stack_zones
+        if self._zoned:
+            for seat, stack in self.stacks.items():
+                self._zones[f"P{seat}"] = stack  # the same pile: a stack is its zone
+        self._gone = ChipPile(self._values)
+        """Chips taken off the table (``stack_take``)."""
         self._rng = random.Random(scenario.setup.seed)
         self._tags: dict[str, str] = {}
         self._where: dict[str, str | None] = {}
@@ -162,7 +170,16 @@ class ScenarioPlayer:
 
     # the steps -------------------------------------------------------------------------------
 
+    def _show_stack(self, seat: int) -> None:
+        """The seat's stack changed: its zone reports it, where the stacks lie in zones."""
+        if self._zoned:
+            self._set_chips(f"P{seat}", self.stacks[seat])
+
     def play(self) -> None:
+        if self._zoned:
+            with self._lock:
+                for seat in sorted(self.stacks):
+                    self._show_stack(seat)
         for step in self.scenario.steps:
             self.step = step
             self._pacer.step()
@@ -199,6 +216,9 @@ class ScenarioPlayer:
             if amount > stack.value:
                 raise self._fail(f"seat {seat} has {stack.value}, cannot ante {amount}")
             pot.add(stack.take(amount, self._float))
+        for seat, amount in antes.items():
+            if amount:
+                self._show_stack(seat)
         self._set_chips("POT", pot)
 
     def _do_reshuffle(self, args: dict[str, list[str]]) -> None:
@@ -337,11 +357,12 @@ class ScenarioPlayer:
             if to - have > stack.value:
                 raise self._fail(f"seat {seat} has {stack.value}, cannot bet {to - have} more")
             pile.add(stack.take(to - have, self._float))
+            self._show_stack(seat)  # the chips leave the stack, then reach the bet zone
+            self._set_chips(zone, pile)
         elif to < have:
             stack.add(pile.take(have - to, self._float))
-        else:
-            return
-        self._set_chips(zone, pile)
+            self._set_chips(zone, pile)
+            self._show_stack(seat)
 
     def _do_gather(self, args: Any) -> None:
         zones = [z for z, p in self._zones.items() if z.startswith("B") and p.uids]
@@ -374,6 +395,37 @@ class ScenarioPlayer:
                 raise self._fail(f"seat {seat} is empty")
             self.stacks[seat].add(pot.take(amount, self._float))
             self._set_chips("POT", pot)
+            self._show_stack(seat)
+
+    def _stack(self, seat: int) -> ChipPile:
+        if seat not in self.stacks:
+            raise self._fail(f"seat {seat} has no stack")
+        return self.stacks[seat]
+
+    def _give(self, seat: int, amount: int) -> list[str]:
+        stack = self._stack(seat)
+        if amount > stack.value:
+            raise self._fail(f"seat {seat} has {stack.value}, cannot give {amount}")
+        return stack.take(amount, self._float)
+
+    def _do_stack_take(self, args: dict[str, int]) -> None:
+        self._gone.add(self._give(args["seat"], args["amount"]))
+        self._show_stack(args["seat"])
+
+    def _do_stack_add(self, args: dict[str, int]) -> None:
+        stack = self._stack(args["seat"])
+        chips = take_exact(self._float.uids, self._values, args["amount"])
+        if chips is None:
+            raise self._fail(f"the chip set has no chips left to make {args['amount']}")
+        self._float.remove(chips)
+        stack.add(chips)
+        self._show_stack(args["seat"])
+
+    def _do_stack_transfer(self, args: dict[str, int]) -> None:
+        recipient = self._stack(args["to"])
+        recipient.add(self._give(args["from"], args["amount"]))
+        self._show_stack(args["from"])  # they leave the one before they reach the other
+        self._show_stack(args["to"])
 
 
 def play_scenario(

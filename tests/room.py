@@ -202,8 +202,19 @@ class Reader:
         return self.restart(down_ms=0)
 
     def lose(self, dev: str, frames: Iterable[tuple[str, bytes]]) -> list[ev.Event]:
-        """A line drops every frame of ``dev`` while the dealer goes on with ``frames``."""
+        """A line drops every frame of ``dev`` while the dealer goes on with ``frames``; its
+        heartbeats go on, and the next one that gets through shows the gap."""
         return self.frames(frames, lost=frozenset({dev}))
+
+    def restarting(self, dev: str, frames: Iterable[tuple[str, bytes]]) -> list[ev.Event]:
+        """``dev`` reboots (its port stays open) while the dealer goes on with ``frames``: it
+        sends nothing, heartbeats neither, then says HELLO with its seq from 0."""
+        self.silent.add(dev)
+        start = len(self.events)
+        self.frames(frames)
+        self.silent.discard(dev)
+        self.reboot(dev)
+        return self.events[start:]
 
     def unplug(self, dev: str) -> list[ev.Event]:
         """The cable is out: the port fails; the device goes on counting its frames, which

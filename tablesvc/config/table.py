@@ -198,6 +198,10 @@ class BettingRules(_Section):
 
 
 class TimerRules(_Section):
+    confirm_alerts: bool = Field(True, description=(
+        "a rule alert waits until every device has been heard after it, with nothing lost "
+        "(about a heartbeat, a second at most on a healthy table): a frame lost on a line is "
+        "then never taken for an irregularity"))
     deliver_s: float = Field(3.0, gt=0, le=60)
     motion_s: float = Field(0.8, gt=0, le=10)
     release_s: float = Field(1.0, gt=0, le=10)

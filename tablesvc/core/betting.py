@@ -221,6 +221,15 @@ class BettingRound:
         self._next: object = _UNKNOWN
         self._active: tuple[int, ...] | None = None  # ``active``, until a seat folds
 
+    def repost(self, seat: int, posted: int) -> None:
+        """A forced bet turned out smaller (its poster had no more): ``posted`` is in, nothing
+        is left behind. H does not fall below the big blind pre-flop (RULES.md §2.3)."""
+        self.contributed[seat] = posted
+        self.stacks[seat] = 0
+        self.high = max(max(self.contributed.values(), default=0), self.big_blind)
+        self._complete = None
+        self._next = _UNKNOWN
+
     def out_of_chips(self, seat: int, behind: int = 0) -> None:
         """The seat has ``behind`` chips left, whatever the round was told at its start (a
         stack nobody had counted turned out to be all-in)."""

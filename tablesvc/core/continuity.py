@@ -201,6 +201,12 @@ class Continuity(Monitor):
             readers = {n for n, link in self.links.items() if link.kind in CARD_READERS}
             self.hands_unseen = self.hands_unseen or readers <= self.readers_away
 
+    @property
+    def telling(self) -> bool:
+        """The floor has had, or is about to have (a device alert gathering), the one
+        warning this gap is worth."""
+        return self.gap_told or bool(self.pending)
+
     def told(self) -> None:
         """The floor has had the one warning this gap is worth."""
         self.gap_told = True

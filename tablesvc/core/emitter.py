@@ -40,6 +40,18 @@ class Note:
     fields: dict[str, Any]
 
 
+@dataclass(slots=True)
+class HeldAlert:
+    """A rule alert waiting to be confirmed: ``waiting`` are the devices that must still be
+    heard, whole, after the input that raised it (``after``: that input's number)."""
+
+    payload: dict[str, Any]
+    cards: list[str] | None
+    evidence: dict[str, Any] | None
+    after: int
+    waiting: set[str]
+
+
 @dataclass(slots=True, init=False)
 class Output:
     """Everything one input produced, in order.
@@ -83,20 +95,29 @@ class Emitter:
         # and the table stops following the hand instead (``doubted``)
         self.doubt = False
         self.doubted = False
+        # a rule alert waits until every device that was online has been heard after it, whole
+        # (its next frame's seq shows nothing lost before it): a frame lost on a line is then
+        # never taken for an irregularity (``confirm``, ``heard``, ``unconfirmed``)
+        self.confirm_from: Callable[[], set[str]] | None = None
+        self.held: list[HeldAlert] = []
+        self.inputs = 0  # inputs begun: what "after" an alert means
         self.out = Output()
         self.ts = ""
         self.ms = 0
         self._saved: tuple[int, int | None, int | None, int, dict[str, str]] = (
             0, None, None, 0, self.open_alerts)
         self._own_open = False
+        self._saved_held: list[tuple[HeldAlert, set[str]]] = []
 
     def begin(self, ts: str, ms: int) -> Output:
         """Start the output of a new input stamped ``ts`` (``ms`` since the epoch)."""
         self.out = Output()
         self.ts = ts
         self.ms = ms
+        self.inputs += 1
         self._saved = (self.seq, self.last_on_feed["public"], self.last_on_feed["secure"],
                        self.alert_count, self.open_alerts)
+        self._saved_held = [(h, set(h.waiting)) for h in self.held] if self.held else []
         self._own_open = False
         return self.out
 
@@ -111,6 +132,9 @@ class Emitter:
         self.out.replies.clear()
         self.out.work.clear()
         self._own_open = False
+        for h, waiting in self._saved_held:
+            h.waiting = waiting
+        self.held = [h for h, _ in self._saved_held]
 
     def _open_for_change(self) -> dict[str, str]:
         """The open alerts, copied once per input before its first change (for rollback)."""
@@ -150,14 +174,48 @@ class Emitter:
         if rule in self.suspended and severity != "info":
             severity = "info"  # DRAW-10: the players agreed to suspend this rule
             message = f"(rule {rule} suspended) {message}"
+        payload = dict(name=name, rule=rule, severity=severity, seat=seat, message=message,
+                       remedy=remedy, **extra)
+        waiting: set[str] = set()
+        if self.confirm_from is not None and severity != "info" and rule != "TABLE-00":
+            waiting = self.confirm_from()
+        if waiting or self.held:  # held, or behind one that is: the order stays the table's
+            payload.setdefault("hand", self.current_hand())
+            self.held.append(HeldAlert(payload, cards, evidence, self.inputs, waiting))
+            return
+        self._raise(payload, cards, evidence)
+
+    def _raise(self, payload: dict[str, Any], cards: list[str] | None,
+               evidence: dict[str, Any] | None) -> None:
         self.alert_count += 1
         alert_id = f"{self.table}-a{self.alert_count}"
-        self.emit(ev.Alert, id=alert_id, name=name, rule=rule, severity=severity, seat=seat,
-                  message=message, remedy=remedy, **extra)
-        if severity == "critical":
-            self._open_for_change()[alert_id] = name
+        self.emit(ev.Alert, id=alert_id, **payload)
+        if payload["severity"] == "critical":
+            self._open_for_change()[alert_id] = payload["name"]
         if cards or evidence:
-            self.emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {})
+            extra = {"hand": payload["hand"]} if "hand" in payload else {}
+            self.emit(ev.AlertDetail, id=alert_id, cards=cards or [], evidence=evidence or {},
+                      **extra)
+
+    def heard(self, device: str) -> None:
+        """A frame of ``device`` arrived with nothing lost before it: the alerts raised
+        before this input are confirmed as far as it goes, and those confirmed by every
+        device are raised now, in order."""
+        if not self.held:
+            return
+        for h in self.held:
+            if h.after < self.inputs:
+                h.waiting.discard(device)
+        while self.held and not self.held[0].waiting:
+            h = self.held.pop(0)
+            self._raise(h.payload, h.cards, h.evidence)
+
+    def unconfirmed(self) -> bool:
+        """A device turned out to have lost frames (or went away) while alerts waited: what
+        they claim may be only what it missed. They are dropped; True if there were any."""
+        had = bool(self.held)
+        self.held = []
+        return had
 
     def note(self, level: str, message: str, **fields: Any) -> None:
         self.out.notes.append(Note(level, message, fields))

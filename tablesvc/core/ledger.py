@@ -59,6 +59,9 @@ UNKNOWN = 10**12
 """What an unverified stack holds beyond its last count: an untracked hand may have changed it,
 so no check that needs the exact stack (all-in, a bet beyond the stack, a short call) is made
 for it until the floor counts it (``cmd/stacks``); the events show the last count's figures."""
+SHORT_OF_ALL_IN = frozenset({"call_short", "raise_below_minimum"})
+"""What a player whose stack nobody counted does when he has no more: call or raise short. It
+is taken as his all-in (an exact stack would tell BET-09 and BET-11 from it)."""
 # Violations whose remedy is "the chips beyond the call go back": still reported when the
 # player pulls the excess back before his bet is final.
 EXCESS_RETURNED = frozenset(
@@ -119,9 +122,11 @@ class Ledger:
     owes: dict[int, int] = field(default_factory=dict)  # draw: a fold out of turn's call (BET-25)
     late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
     unverified: frozenset[int] = frozenset()  # seats whose stacks are not known exactly
+    deemed: set[int] = field(default_factory=set)  # ... taken as all-in when the table dealt on
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
+        self.start_unverified = self.unverified
         self.contributed = dict.fromkeys(self.order, 0)
         self.antes = self.carried  # dead money every live seat can win
         for seat in self.unverified:
@@ -147,6 +152,58 @@ class Ledger:
         if self.heads_up:
             return self.order[1], self.order[0]
         return self.order[0], self.order[1]
+
+    def _only_posted(self, seat: int, current: int) -> bool:
+        """The seat's chips in this round are its blind, and it has not acted yet."""
+        posted = [h for h in self.history if isinstance(h, Posted) and h.seat == seat
+                  and h.action != "post_ante"]
+        return bool(posted) and posted[-1].amount == current and self.street == "preflop" \
+            and not any(isinstance(h, Acted) and h.decision.seat == seat for h in self.history)
+
+    def _posted_short(self, seat: int, value: int) -> list[LedgerOutcome]:
+        """A seat whose stack nobody counted shows less than the blind the service posted for
+        it: it had no more, so its blind is all-in for ``value`` (what it did not have goes
+        back into its stack, which is empty)."""
+        assert self.round is not None
+        old = next(h for h in reversed(self.history) if isinstance(h, Posted)
+                   and h.seat == seat and h.action != "post_ante")
+        self.contributed[seat] -= old.amount - value
+        self.unverified = self.unverified - {seat}
+        self.stacks[seat] = 0
+        self.round.repost(seat, value)
+        again = Posted(seat, old.action, value, 0, self.pot_total)
+        self.history[self.history.index(old)] = again
+        return [again]
+
+    def _skipped_all_in(self, seat: int) -> list[int]:
+        """``seat`` acts while others are still to act before him, and every one of them has
+        a stack nobody counted: the table skips only players who are all-in, so they are
+        (for this hand). If a seat whose stack is known is skipped, the action is out of turn
+        and nothing changes."""
+        rnd = self.round
+        if not self.unverified or rnd is None or rnd.complete:
+            return []
+        if rnd.next_actor in (None, seat) or rnd.next_actor not in self.unverified:
+            return []
+        trial = copy.deepcopy(rnd)
+        skipped: list[int] = []
+        while (nxt := trial.next_actor) is not None and nxt != seat:
+            if nxt not in self.unverified or nxt in skipped:
+                return []
+            skipped.append(nxt)
+            trial.out_of_chips(nxt)
+        if nxt != seat:
+            return []
+        for s in skipped:
+            self._known_all_in(s, 0)
+        self.deemed.update(skipped)
+        return skipped
+
+    def learned(self) -> set[int]:
+        """Seats whose stacks nobody had counted and this hand showed exactly: all-in for a
+        call, a raise or a blind of less (what they won is their stack now)."""
+        return {s for s in self.start_unverified if s not in self.unverified
+                and s not in self.deemed}
 
     def short_blinds(self, zones: Mapping[int, int]) -> list[int]:
         """Before the forced bets: a blind seat whose stack nobody counted shows less than
@@ -216,6 +273,8 @@ class Ledger:
         if self.settled is not None or (value == 0 and previous > 0 and rnd.complete):
             return out  # gathering into the pot
         current = rnd.contributed.get(seat, 0)
+        if seat in self.unverified and 0 < value < current and self._only_posted(seat, current):
+            return out + self._posted_short(seat, value)
         if self.owes.get(seat) and value > current:
             return out + self._pay_owed(seat, value - current)
         if seat in self.late:
@@ -298,8 +357,9 @@ class Ledger:
         return trial.complete
 
     def _all_in_unverified(self, seat: int, to: int) -> Decision:
-        """A call for less from a seat whose stack is not known: it is taken as his all-in,
-        not as a short call (BET-09) that only an exact stack could tell."""
+        """A call or a raise for less from a seat whose stack is not known: it is taken as
+        his all-in, not as a short call (BET-09) or a short raise (BET-11) that only an
+        exact stack could tell."""
         assert self.round is not None
         added = to - self.round.contributed.get(seat, 0)
         self._known_all_in(seat, added)
@@ -332,6 +392,7 @@ class Ledger:
             trial.out_of_chips(seat)
         for seat in owing:
             self._known_all_in(seat, 0)
+        self.deemed.update(owing)  # all-in for this hand's flow, their stacks still not known
         return owing
 
     def handed_back_whole(self, short: int) -> Returned | None:
@@ -388,8 +449,9 @@ class Ledger:
                 f"{most} is booked"), p.seat))
             to = most
         try:
+            self._skipped_all_in(p.seat)
             decision = self.round.classify(p.seat, to)
-            if p.seat in self.unverified and any(v.name == "call_short"
+            if p.seat in self.unverified and any(v.name in SHORT_OF_ALL_IN
                                                  for v in decision.violations):
                 decision = self._all_in_unverified(p.seat, to)
         except ValueError as err:  # chips that no action explains: flag, book nothing
@@ -423,6 +485,7 @@ class Ledger:
         out = self.finalize()
         if self.round is None or self.settled or not self.round.is_active(seat):
             return out
+        self._skipped_all_in(seat)
         return out + self._decide(self.round.check(seat))
 
     def fold(self, seat: int) -> list[LedgerOutcome]:
@@ -437,6 +500,7 @@ class Ledger:
         self.held.pop(seat, None)  # a held bet goes back to a player who folds (BET-15)
         self.reconsider.pop(seat, None)
         if self.round is not None and seat in self.round.active:
+            self._skipped_all_in(seat)
             out += self._decide(self.round.fold(seat, deemed=seat in self.away))
         else:
             self.folded.add(seat)

@@ -629,6 +629,8 @@ class HandSession:
         else:
             reason = "uncontested" if settled.uncontested else "showdown"
             stacks = ledger.shown_stacks()
+            # a stack nobody counted that went all-in is known from then on: what it won
+            self.table.unverified -= ledger.learned()
         self.hand_ended(reason, stacks, done=False)
         if settled is not None and self.book is not None:
             s = self.table.s

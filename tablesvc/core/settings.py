@@ -29,6 +29,7 @@ class TableSettings:
     order_tolerance_ms: int = 50  # frames of different devices this close may be out of order
     max_stack: int = 1_000_000_000  # the largest stack a command may give (game.max_stack)
     equity_dead_cards: str = "known"  # [broadcast]: "known" (folded, burned) or "none"
+    alert_confirm: bool = False  # a rule alert waits for every device to be heard after it
     stack_zones: bool = False  # the chip reader reads each seat's stack in P1..P<seats>
     button_uid: str | None = None  # the dealer button's tag, when it carries one
 

@@ -130,6 +130,12 @@ class TableCore:
         # version that checked them laxly (its journal must replay as it was published)
         self.command_checks = COMMAND_CHECKS
         self.equity = EquityFeed(self.out, settings.variant, settings.equity_dead_cards)
+        if settings.alert_confirm:
+            self.out.confirm_from = self._online
+
+    def _online(self) -> set[str]:
+        """The devices a rule alert must hear from again before it is raised."""
+        return {n for n, link in self.links.items() if link.state == "online"}
 
     # ------------------------------------------------------------------ entry points
     def apply(self, inp: Input) -> Output:
@@ -188,6 +194,8 @@ class TableCore:
             self._release(ms)
         if self.session is not None:  # NEWHAND may have begun a new one
             self.session.tick(ms)
+        if out.held and self.continuity.away and out.unconfirmed():
+            out.doubted = True  # alerts waited for a device that went away: not raised
         if out.doubted:
             self._in_doubt()
         if out.out.events:  # every card, fold or street that changes the figures has an event
@@ -312,9 +320,12 @@ class TableCore:
             self.continuity.heard(link.name)
         if link.counters.lost != lost or (frame.type == "HELLO" and seen):
             self._frames_lost(link, link.counters.lost - lost)
-        elif self.continuity.away and (frame.type in SIGNIFICANT or (frame.type == "CHIPS"
-                                       and self._chips_change(frame))):
-            self._while_away(link)
+        else:
+            if self.out.held:
+                self.out.heard(link.name)  # nothing lost before it: what it confirms goes out
+            if self.continuity.away and (frame.type in SIGNIFICANT or (
+                    frame.type == "CHIPS" and self._chips_change(frame))):
+                self._while_away(link)
         order = self.order
         if (order.held and order.busy(link.name)) or self._too_early(link, frame):
             order.hold(link, frame, inp.ms)
@@ -359,8 +370,15 @@ class TableCore:
         and if anything in it then does not fit, it is untracked instead of raising an alert
         about it."""
         self.continuity.frames_lost(link)
+        if link.kind == "chips":
+            self._zones_unknown()  # what a lost inventory said is what the next ones will say
         hand = self.session
         if hand is None or not hand.live or not hand.tracked:
+            self.out.unconfirmed()
+            return
+        if self.out.unconfirmed():  # alerts waited for this device, which had lost frames
+            self.untrack(hand, f"frames of {link.name} were lost, and the hand no longer "
+                         "fits what the service saw", quiet=self.continuity.quiet(link.name))
             return
         what = (f"{count} frame(s) of {link.name} were lost" if count
                 else f"{link.name} restarted (what it sent before may be lost)")
@@ -576,7 +594,8 @@ class TableCore:
                 and (self.continuity.in_doubt or gap is not None):
             why, quiet = self.continuity.doubt()
             if why is None:  # the gap is behind: the hand went on unseen, and ended unseen
-                why, quiet = f"{gap}, and the end of the hand was not seen", False
+                why, quiet = (f"{gap}, and the end of the hand was not seen",
+                              self.continuity.telling)
             self.untrack(previous, why, quiet=quiet)
             previous = self.session
         if self.continuity.blind(self.out.ms):
@@ -692,10 +711,11 @@ class TableCore:
         placement.hand_over(self._deal_in(dealt_in, button))
 
     def _explained(self, placement: Placement, button: int, sat_out: list[int]) -> bool:
-        """The evidence differs from the expectation only by newcomers who are not at the
-        table: the button moves past the seats nobody sits at, which is the rotation's own
-        rule (and what the expectation would have been had the service known)."""
-        if placement.expected is None or not set(sat_out) <= self.newcomers:
+        """The evidence differs from the expectation only by players who may well not be at
+        the table (newcomers, or players whose stacks nobody counted, who may have busted): the
+        button moves past the seats nobody sits at, which is the rotation's own rule (and what
+        the expectation would have been had the service known)."""
+        if placement.expected is None or not set(sat_out) <= self.newcomers | self.unverified:
             return False
         present = [s for s in placement.seated if s not in sat_out]
         start = self.button if self.button is not None else placement.expected
@@ -724,7 +744,7 @@ class TableCore:
             if newly:
                 stacks = ("; the stacks are unverified until the floor counts them "
                           "(cmd/stacks)")
-                if missed and not c.gap_told:
+                if missed and not c.telling:
                     c.told()
                     self.out.alert(
                         "stacks_unverified", "TABLE-00", "warning",
@@ -750,8 +770,8 @@ class TableCore:
         self.session = UntrackedHand(self, self.hand_no, "untracked",
                                      f"its first round could not be read: {why}",
                                      order=tuple(placement.seated),
-                                     quiet=self.continuity.gap_told)
-        if not self.continuity.gap_told:
+                                     quiet=self.continuity.telling)
+        if not self.continuity.telling:
             self.continuity.told()
 
     def _missed_hand(self, reason: str) -> UntrackedHand:
@@ -763,7 +783,7 @@ class TableCore:
         if previous is not None and self.continuity.gap is None:
             previous.collected()
         seated = tuple(self._seated())
-        quiet = self.continuity.gap_told
+        quiet = self.continuity.telling
         hand = UntrackedHand(self, self.hand_no, "untracked", reason, order=seated,
                              quiet=quiet)
         if not quiet:

@@ -2,6 +2,9 @@
 
 The simulator package never imports the service's core; this module only translates the
 config into the simulator's plain parameters and prints what to put in the service's config.
+The table's own evidence comes from the same config the service reads: ``[table] stack_zones``
+(the chip reader tells every stack in ``P1``..``P10``) and ``[registry.button] uid`` (the
+dealer button carries that tag), so the two agree on what the table shows.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
             ante_mode=script.ante_mode if script else game.ante_mode,
             limit=script.limit.value if script else game.limit,
             button=script.button if script else None, seed=args.seed, pace=args.pace,
-            variant=variant,
+            variant=variant, stack_zones=cfg.table.stack_zones, button_uid=_button_uid(cfg),
         )
     except ValueError as err:
         print(f"cannot set up the virtual table: {err}", file=sys.stderr)
@@ -91,6 +94,11 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
         if table.variant != game.variant or table.ante != game.ante:
             print(f'# the virtual table deals {table.variant} with ante {table.ante}: put\n'
                   f'[game]\nvariant = "{table.variant}"\nante = {table.ante}')
+        if table.stack_zones:
+            print("# stack zones: the chip reader tells every stack in P1..P10")
+        if table.button_uid is not None:
+            print(f"# the dealer button carries the tag {table.button_uid}, now in "
+                  f"{table.felt.button_zone}")
         if script is not None:
             names = dict(zip(script.seats, script.players, strict=False))
             print(f"# the hand of {args.phh}: seat these players (button {script.button}) "
@@ -117,12 +125,23 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
         rig.close()
 
 
+def _button_uid(cfg: Config) -> str | None:
+    """The dealer button's tag, if the config's registry names one."""
+    return cfg.registry.button.uid if cfg.registry.button is not None else None
+
+
 def _run_scenario(scenario: Scenario, folder: Path, cfg: Config, cfg_path: Path,
                   args: argparse.Namespace, stop: threading.Event) -> int:
     """Play one test scenario (RULES.md §4) on the virtual devices, then exit."""
     from simulators.scenario import ScenarioError
 
     setup = scenario.setup
+    if cfg.table.stack_zones != setup.stack_zones or cfg.registry.button is not None:
+        zones = "with" if setup.stack_zones else "without"
+        print(f"# scenario {scenario.id} is played {zones} stack zones and with an untagged "
+              f"button, whatever the config says: set [table] stack_zones = "
+              f"{str(setup.stack_zones).lower()} and no [registry.button] in the service's "
+              "config")
     try:
         rig = VirtualTableRig(
             folder, tcp=args.tcp, decks=resolve(cfg_path, cfg.registry.decks),

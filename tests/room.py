@@ -36,13 +36,13 @@ class Session:
     hand n+1's first frame (its NEWHAND)."""
 
     def __init__(self, seats: dict[int, int], hands: int, seed: int = 3,
-                 **options: Any) -> None:
+                 min_players: int = 2, **options: Any) -> None:
         self.seats = dict(seats)
         self.table, self.frames = recorded_table(seats, seed=seed, **options)
         self.records: list[HandRecord] = []
         self.starts: list[int] = []
         for _ in range(hands):
-            if len(self.table.seated()) < 2:
+            if len(self.table.seated()) < min_players:
                 break  # the others busted: the session is over
             self.starts.append(len(self.frames))
             self.records.append(self.table.play_hand())

@@ -196,8 +196,8 @@ def soak(variant: str, seed: int, accidents: int, hands: int = 60, max_frames: i
     """One session of ``hands`` hands with ``accidents`` accidents; the verdicts."""
     rng = random.Random(seed)
     options: dict[str, object] = {"aggression": 0.25, "all_in_share": 0.05}
-    if variant == "draw5":
-        options.update(variant="draw5", ante=25)
+    if variant == "draw5":  # a draw game needs three players at least (SEAT-10)
+        options.update(variant="draw5", ante=25, min_players=3)
     session = Session(SEATS, hands=hands, seed=seed, **options)
     r = Reader(session, alert_confirm=True)  # as the service runs: alerts are confirmed
     planned = plan(session, rng, accidents, max_frames)

@@ -22,6 +22,7 @@ class TableContext(Protocol):
     button: int | None
     hand_no: int
     carry: int
+    carry_known: bool  # the carried pot is what the service saw (no game went by unfollowed)
     unverified: set[int]  # seats whose stacks an untracked hand may have changed
     continuity: Continuity  # whether the service sees the whole table now
 

@@ -153,6 +153,13 @@ class Continuity(Monitor):
         for link in self.links.values():
             link.last_frame_ms = max(link.last_frame_ms, ms)
 
+    @property
+    def unsure_of_start(self) -> bool:
+        """A card with no hand under way may be a hand whose start went unseen: the NEWHAND
+        may have been missed, or, after any gap, the end of the last hand the service saw may
+        have been a picture built on what it missed."""
+        return self.start_unseen or self.gap is not None
+
     def resumed(self, ms: int) -> None:
         """The process ran again after a pause: until ``BURST_MS`` after it, what is read
         is what the ports held, in the order the reader threads took it."""

@@ -118,6 +118,7 @@ class Ledger:
     now: int = 0  # the latest input time seen
     plan: BettingPlan = field(default_factory=BettingPlan)  # the game's way of betting
     carried: int = 0  # a pot carried over from a game without a winner (POT-10)
+    carry_unknown: bool = False  # games went by unseen: what the pot carried is the table's
     checked_out: CheckedOut | None = None
     owes: dict[int, int] = field(default_factory=dict)  # draw: a fold out of turn's call (BET-25)
     late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
@@ -198,6 +199,13 @@ class Ledger:
             self._known_all_in(s, 0)
         self.deemed.update(skipped)
         return skipped
+
+    def carry_found(self, more: int) -> None:
+        """The pot held ``more`` than this hand's antes and the carry the service knew of: a
+        pot carried over from a game it did not see (POT-10)."""
+        self.carry_unknown = False
+        self.carried += more
+        self.antes += more
 
     def learned(self) -> set[int]:
         """Seats whose stacks nobody had counted and this hand showed exactly: all-in for a

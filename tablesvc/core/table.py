@@ -111,6 +111,7 @@ class TableCore:
         self.session: Hand | None = None
         self.deck = DeckIntegrity(decks, self.out)  # the deck in play since the shuffle
         self.carry = 0  # draw5: the pot carried over from a checked-out game (POT-10)
+        self.carry_known = True  # False once a game went by unfollowed: the pot will say
         self.next_button: int | None = None
         self.button: int | None = None
         self.button_known = True  # False after a hand whose NEWHAND the service did not see
@@ -436,7 +437,7 @@ class TableCore:
         if self.card_draw is not None and not self.in_hand:
             return  # a seating or dealer draw: the seat zone says who got the card
         hand = self.session
-        if (hand is None or not hand.live) and self.continuity.start_unseen \
+        if (hand is None or not hand.live) and self.continuity.unsure_of_start \
                 and not self.after_misdeal:
             hand = self._missed_hand("a card was dealt, but the service did not see this "
                                      "hand's NEWHAND")
@@ -464,7 +465,7 @@ class TableCore:
             self._card_drawn(zone, uid)
             return
         hand = self.session
-        if (hand is None or not hand.live) and self.continuity.start_unseen \
+        if (hand is None or not hand.live) and self.continuity.unsure_of_start \
                 and not self.has_shoe and zone != "MUCK":
             hand = self._missed_hand("a card was dealt, but the service did not see this "
                                      "hand's NEWHAND")
@@ -657,9 +658,15 @@ class TableCore:
         self.after_misdeal = False
         self.newcomers -= set(seated)
         game = variant_for(self.s)
+        unknown_carry = game.carries_pot and (not self.carry_known
+                                             or self.continuity.gap is not None)
+        if unknown_carry:
+            self.carry = 0  # what a game seen last carried may be won since: the pot will say
+        self.carry_known = True
         tracker, ledger, book = game.deal_in(
             seated, button, self.players, unit=min(self.chip_values.values(), default=1),
             carried=self.carry, unverified=self.unverified)
+        ledger.carry_unknown = unknown_carry
         session = HandSession(self, game, self.hand_no, tracker, ledger, book)
         self.session = session
         self.out.doubted = False  # a doubt was about the hand before

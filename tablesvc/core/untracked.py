@@ -209,6 +209,7 @@ class UntrackedHand:
         else:
             table.unverified.update(s for s in (self.order or tuple(players))
                                     if s in players and s not in self.counted)
+            table.carry_known = False  # it may have been won, or checked out and carried
         seats = self.order or tuple(sorted(players))
         self.out.emit(ev.HandEnded, hand=self.number, reason=reason,
                       stacks=[ev.SeatInfo.trusted(seat=s, name=players[s].name,

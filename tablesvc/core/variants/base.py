@@ -61,6 +61,7 @@ class Variant:
     show_rule: ClassVar[str]  # the rule that orders the showdown
     misdeal_window: ClassVar[bool]  # the first voluntary action ends the misdeal window
     folds_recoverable: ClassVar[bool]  # a folded hand never mucked may come back (SHOW-07)
+    carries_pot: ClassVar[bool] = False  # a game without a winner leaves its pot (POT-10)
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {}
     BUTTONS: ClassVar[frozenset[str]] = frozenset()  # console buttons of this game
 

@@ -42,6 +42,7 @@ class Draw5(Variant):
     show_rule: ClassVar[str] = "SHOW-14"
     misdeal_window: ClassVar[bool] = False
     folds_recoverable: ClassVar[bool] = False
+    carries_pot: ClassVar[bool] = True
     BUTTONS: ClassVar[frozenset[str]] = frozenset({"DRAW", "CARDS_VIEWED", "SHUFFLE_ERROR"})
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "SEAT-07": ("ante_missing",),

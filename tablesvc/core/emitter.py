@@ -210,6 +210,12 @@ class Emitter:
             h = self.held.pop(0)
             self._raise(h.payload, h.cards, h.evidence)
 
+    def release(self) -> None:
+        """The service is stopping and nothing was seen to be lost: what waits is raised."""
+        held, self.held = self.held, []
+        for h in held:
+            self._raise(h.payload, h.cards, h.evidence)
+
     def unconfirmed(self) -> bool:
         """A device turned out to have lost frames (or went away) while alerts waited: what
         they claim may be only what it missed. They are dropped; True if there were any."""

@@ -25,7 +25,7 @@ from tablesvc.core import events as ev
 from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDrawTie
 from tablesvc.core.cards import DeckRegistry
 from tablesvc.core.commands import COMMAND_CHECKS
-from tablesvc.core.continuity import Continuity
+from tablesvc.core.continuity import STOPPED, Continuity
 from tablesvc.core.controller import run_command
 from tablesvc.core.defects import DefectRuling
 from tablesvc.core.device_health import DeviceHealth
@@ -176,6 +176,8 @@ class TableCore:
         elif isinstance(inp, Command):
             self._command(inp)
         elif isinstance(inp, PortChange):
+            if inp.detail == STOPPED and self.out.held:
+                self.out.release()  # the service stops: its last word on what it saw whole
             self.health.port(inp)
         elif isinstance(inp, ServiceStart):
             self.command_checks = inp.command_checks
@@ -658,8 +660,7 @@ class TableCore:
         self.after_misdeal = False
         self.newcomers -= set(seated)
         game = variant_for(self.s)
-        unknown_carry = game.carries_pot and (not self.carry_known
-                                             or self.continuity.gap is not None)
+        unknown_carry = game.carries_pot and not self.carry_known
         if unknown_carry:
             self.carry = 0  # what a game seen last carried may be won since: the pot will say
         self.carry_known = True
@@ -701,6 +702,8 @@ class TableCore:
                     f"belongs at seat {expected}: the service follows the table for this hand",
                     seat=button, remedy="move the button to where it belongs before the next "
                     "hand; the hand goes on as dealt")
+        if c.gap is not None:
+            self.carry_known = False  # a game may have been won, or carried, unseen
         self.disputed = False
         c.placed()
         self.button_known = True

@@ -37,7 +37,7 @@ from tablesvc.config.registry import load_chips, load_decks
 from tablesvc.config.table import Config, resolve
 from tablesvc.core import events as ev
 from tablesvc.core.commands import CommandError, Limits, ReplayCmd, parse_command
-from tablesvc.core.inputs import Command, Input, PublishRefused, Tick
+from tablesvc.core.inputs import Command, Input, PublishRefused, ServiceResumed, Tick
 from tablesvc.core.table import Output, Player, TableCore, TableSettings
 from tablesvc.pipeline import checkpoint
 from tablesvc.pipeline.checkpoint import CHECKPOINT_DIR, Basis, table_definition
@@ -54,6 +54,7 @@ from tablesvc.pipeline.journal import (
     journal_end,
 )
 from tablesvc.pipeline.outbox import OUTBOX_NAME, Message, Outbox
+from tablesvc.pipeline.pause import PauseWatch
 from tablesvc.pipeline.ports import Ports
 from tablesvc.pipeline.publisher import Publisher, read_password
 from tablesvc.pipeline.recovery import Recovered, recover
@@ -209,6 +210,7 @@ class Service:
         self._state_due = False  # an input was applied since the retained state was last set
         self._state_at = -STATE_EVERY_S  # (perf_counter) when it was set last
         self._last_ts = ""
+        self.pause: PauseWatch | None = None  # notes a stopped process, once live
         self.metrics_server: Any = None
         # win probabilities (issue 12): computed beside the pipeline, results come back as inputs
         b = cfg.broadcast
@@ -299,6 +301,8 @@ class Service:
         self.publisher.start()
         self.journal, backlog = self.ports.handover()
         self._apply(backlog)  # journalled while recovering: applied in order, before the rest
+        self.pause = PauseWatch()
+        self.pause.start()
         log.info("live", backlog=sum(len(b) for b, _ in backlog),
                  seconds=round(time.monotonic() - started, 3))
         if self.equity is not None:  # after the backlog: the recovered hand's last request
@@ -337,6 +341,8 @@ class Service:
 
     def shutdown(self) -> None:
         self.ports.close()
+        if self.pause is not None:
+            self.pause.stop()
         if self.equity is not None:
             self.equity.stop()
         if self.journal is not None:
@@ -432,6 +438,12 @@ class Service:
                     batch.append(self.inputs.get_nowait())
                 except queue.Empty:
                     break
+        if self.pause is not None and (paused := self.pause.take()):
+            # the process was stopped: the core hears it before anything read since
+            ts, ms = stamp()
+            batch.insert(0, ServiceResumed(ts, ms, paused))
+            log.warning("the service's process was stopped; what the devices sent meanwhile "
+                        "is read late or was lost", paused_s=round(paused / 1000, 1))
         deadline = self.core.next_deadline()
         if deadline is not None and now_ms() >= deadline:
             ts, ms = stamp()

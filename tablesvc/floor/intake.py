@@ -11,12 +11,13 @@ urgent item arrives: an alert waits for one message, not for a batch. With a
 persistent session (a fixed client id, clean start off) the broker keeps the console's
 messages while it is down and sends again what it had not acknowledged, so a restart of the
 console loses no alert, acknowledgement or hand; the second copy of anything is recognised
-by (table, seq) and changes nothing. Acknowledging an alert runs on the same thread, so the
-database has one writer.
+by (table, seq) and changes nothing. Acknowledging an alert, or a group of them, runs on the
+same thread, so the database has one writer.
 
-Every message is noted as heard from its table the moment paho reads it
-(``tablesvc.floor.silence``), before it waits for the writer: a backlog to store is no
-silence.
+Every alert that changes (a new one, an acknowledgement, a table's answer) tells the pages its
+group anew (``tablesvc.floor.queue``), as the store has it after the commit. And every message
+is noted as heard from its table the moment paho reads it (``tablesvc.floor.silence``), before
+it waits for the writer: a backlog to store is no silence.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from tablesvc.config.table import resolve
 from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
 from tablesvc.floor.public import public_event, public_state
+from tablesvc.floor.queue import Key
 from tablesvc.floor.silence import Silence, marked
 from tablesvc.floor.store import Queries, Store, today
 from tablesvc.floor.venue import Venue
@@ -66,7 +68,7 @@ SHOWN = frozenset({"warning", "critical"})
 """Severities of the alert queue; info alerts are kept with the hand's events."""
 Notify = Callable[[str, Any], None]
 """(kind, payload) for the web pages: "tables" (the views of the tables a batch changed),
-"alert" (an alert row)."""
+"alert" (a new alert's row), "group" (an alert group as it is now)."""
 
 
 class AckError(Exception):
@@ -83,10 +85,15 @@ class _Received:
 
 @dataclass(frozen=True)
 class _Ack:
+    """One alert (``seq``), or a group's open alerts up to its newest shown (``name``,
+    ``upto``); ``done`` gets the alert row, or ``{"acknowledged": n, "group": ...}``."""
+
     table: str
-    seq: int
     by: str
     done: Future[dict[str, Any]]
+    seq: int | None = None
+    name: str | None = None
+    upto: int | None = None
 
 
 Item = _Received | _Ack
@@ -253,34 +260,62 @@ class Intake:
     def acknowledge(self, table: str, seq: int, by: str) -> Future[dict[str, Any]]:
         """Acknowledge an alert as ``by``; the future gets the alert row as recorded."""
         done: Future[dict[str, Any]] = Future()
-        self.inbox.put(_Ack(table, seq, by, done), urgent=True)
+        self.inbox.put(_Ack(table, by, done, seq=seq), urgent=True)
         return done
 
-    def _ack(self, req: _Ack) -> dict[str, Any]:
-        row = self.queries.alert(req.table, req.seq)
+    def acknowledge_group(self, table: str, name: str, upto: int,
+                          by: str) -> Future[dict[str, Any]]:
+        """Acknowledge as ``by`` each open alert ``name`` of the table up to seq ``upto``
+        (the newest the page showed: one that came since is not acknowledged unseen); the
+        future gets ``{"acknowledged": n, "group": the group as it is now}``."""
+        done: Future[dict[str, Any]] = Future()
+        self.inbox.put(_Ack(table, by, done, name=name, upto=upto), urgent=True)
+        return done
+
+    def _ack(self, req: _Ack, changed: set[Key]) -> dict[str, Any]:
+        if req.name is not None and req.upto is not None:
+            rows = self.queries.open_in_group(req.table, req.name, req.upto)
+            if not rows:
+                raise AckError(f"nothing open in {req.name} at table {req.table}: "
+                               "acknowledged already")
+            self._ack_rows(req.table, rows, req.by)
+            changed.add((req.table, req.name))
+            return {"acknowledged": len(rows),
+                    "group": self.queries.groups(today(), (req.table, req.name))[0]}
+        row = self.queries.alert(req.table, req.seq or 0)
         if row is None:
             raise AckError(f"no alert {req.seq} at table {req.table}")
         if row["ack_state"]:
             raise AckError(f"already acknowledged by {row['acked_by'] or 'someone'} at "
                            f"{row['acked_at']}")
-        at = now_iso()
-        # the table holds its critical alerts open until acknowledged (and whatever its
-        # retained state lists); a warning it does not hold is acknowledged here only
-        if row["severity"] == "critical" or row["alert_id"] in self.venue.open_alert_ids(
-                req.table):
-            request_id = f"floor-{uuid.uuid4().hex[:16]}"
-            self.store.ack_sent(req.table, req.seq, req.by, at, request_id, "sent")
-            self.store.commit()
-            body = {"request_id": request_id, "alert_id": row["alert_id"], "by": req.by}
-            self.client.publish(f"{self.prefix}/{req.table}/cmd/ack_alert",
-                                json.dumps(body), qos=1)
-        else:
-            self.store.ack_sent(req.table, req.seq, req.by, at, None, "floor",
-                                "acknowledged on the floor (the table holds no warning open)")
-            self.store.commit()
-        fresh = self.queries.alert(req.table, req.seq)
+        self._ack_rows(req.table, [row], req.by)
+        changed.add((req.table, str(row["name"])))
+        fresh = self.queries.alert(req.table, int(row["seq"]))
         assert fresh is not None
         return fresh
+
+    def _ack_rows(self, table: str, rows: list[dict[str, Any]], by: str) -> None:
+        """Record the acknowledgements (one commit), then send the table one
+        ``cmd/ack_alert`` per alert it holds open: its critical alerts, and whatever its
+        retained state lists. A warning it does not hold is acknowledged here only."""
+        at = now_iso()
+        held = self.venue.open_alert_ids(table)
+        commands = []
+        for row in rows:
+            seq = int(row["seq"])
+            if row["severity"] == "critical" or row["alert_id"] in held:
+                request_id = f"floor-{uuid.uuid4().hex[:16]}"
+                if self.store.ack_sent(table, seq, by, at, request_id, "sent"):
+                    commands.append({"request_id": request_id, "alert_id": row["alert_id"],
+                                     "by": by})
+            else:
+                self.store.ack_sent(table, seq, by, at, None, "floor",
+                                    "acknowledged on the floor (the table holds no warning "
+                                    "open)")
+        self.store.commit()  # before the commands: their answers find what they answer
+        for body in commands:
+            self.client.publish(f"{self.prefix}/{table}/cmd/ack_alert", json.dumps(body),
+                                qos=1)
 
     # ------------------------------------------------------------------ the writer
     def _run(self) -> None:
@@ -301,6 +336,7 @@ class Intake:
         tables: dict[str, dict[str, Any]] = {}
         retained: dict[tuple[str, str], dict[str, Any]] = {}
         alerts: list[dict[str, Any]] = []
+        changed: set[Key] = set()  # the alert groups the batch changed
         received = [m for m in batch if isinstance(m, _Received)]
         superseded = self._superseded(received)
         for i, msg in enumerate(received):
@@ -314,7 +350,7 @@ class Intake:
                 self.stats["messages"] += 1
                 self.stats["superseded"] += 1
                 continue
-            self._message(msg, tables, retained, alerts)
+            self._message(msg, tables, retained, alerts, changed)
         for (table, sub), body in retained.items():  # only the last of each is kept
             self.store.keep_retained(table, sub, body)
         self.store.commit()
@@ -330,12 +366,18 @@ class Intake:
             self.notify("tables", list(tables.values()))
         for req in (m for m in batch if isinstance(m, _Ack)):
             try:
-                row = self._ack(req)
+                answer = self._ack(req, changed)
             except AckError as err:
                 req.done.set_exception(err)
                 continue
-            req.done.set_result(row)
-            self.notify("alert", row)
+            req.done.set_result(answer)
+        self._tell_groups(changed)
+
+    def _tell_groups(self, changed: set[Key]) -> None:
+        """Each group the batch changed, as the store now has it, to the pages."""
+        day = today()
+        for key in sorted(changed):
+            self.notify("group", self.queries.groups(day, key)[0])
 
     def _superseded(self, received: list[_Received]) -> set[int]:
         """The ``state`` messages of a batch that a later one of the same table replaces.
@@ -366,7 +408,7 @@ class Intake:
 
     def _message(self, msg: _Received, tables: dict[str, dict[str, Any]],
                  retained: dict[tuple[str, str], dict[str, Any]],
-                 alerts: list[dict[str, Any]]) -> None:
+                 alerts: list[dict[str, Any]], changed: set[Key]) -> None:
         self.stats["messages"] += 1
         rest = msg.topic.removeprefix(self.prefix + "/")
         table, _, sub = rest.partition("/")
@@ -415,6 +457,7 @@ class Intake:
                 row = self.queries.alert(table, int(event["seq"]))
                 if row is not None:
                     alerts.append(row)
+                    changed.add((table, str(row["name"])))
         elif sub == "cmd/ack_alert/reply":
             rid = body.get("request_id")
             if not isinstance(rid, str) or not rid.startswith("floor-"):
@@ -426,7 +469,7 @@ class Intake:
             if target is not None:
                 row = self.queries.alert(target.table, target.seq)
                 if row is not None:
-                    alerts.append(row)
+                    changed.add((target.table, str(row["name"])))
 
     def snapshot(self) -> dict[str, Any]:
         """What a page needs when it (re)connects; called from the web's thread pool."""
@@ -447,5 +490,6 @@ class Intake:
 
 
 def initial_alerts(queries: Queries) -> list[dict[str, Any]]:
-    """The alert queue a page starts with: open alerts, and the day's acknowledged ones."""
-    return queries.open_alerts() + queries.recent_acked(today())
+    """The alert queue a page starts with: every group with open alerts, in the queue's
+    order, then the groups acknowledged last today (``Queries.groups``)."""
+    return queries.groups(today())

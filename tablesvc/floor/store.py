@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from tablesvc.floor.db import Database
+from tablesvc.floor.queue import Key, done_order, done_parts, group, open_parts, queue_order
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS events (
@@ -46,6 +47,13 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS alerts_request ON alerts (ack_request)",
     "CREATE INDEX IF NOT EXISTS alerts_open_ts ON alerts (ack_state, severity, ts, seq)",
     "CREATE INDEX IF NOT EXISTS alerts_day_acked ON alerts (day, acked_at) WHERE ack_state <> ''",
+    # the queue's groups (``tablesvc.floor.queue``): the open alerts by table, name and seat,
+    # and the day's acknowledged ones by table, name and answer, each read from its index in
+    # the order it groups them
+    "CREATE INDEX IF NOT EXISTS alerts_open_groups ON alerts (ack_state, tbl, name, seat, "
+    "severity, seq, ts) WHERE severity <> 'info'",
+    "CREATE INDEX IF NOT EXISTS alerts_acked_groups ON alerts (day, tbl, name, ack_state, "
+    "acked_by, acked_at, seq) WHERE ack_state <> ''",
     """CREATE TABLE IF NOT EXISTS hands (
         tbl TEXT NOT NULL, start_seq BIGINT NOT NULL, hand INTEGER NOT NULL, day TEXT NOT NULL,
         started_ts TEXT NOT NULL, end_seq BIGINT, ended_ts TEXT, reason TEXT, seats TEXT,
@@ -64,6 +72,17 @@ ALERT_COLUMNS = ("tbl", "seq", "alert_id", "day", "ts", "hand", "name", "rule", 
                  "seat", "message", "remedy", "ack_state", "acked_by", "acked_at",
                  "ack_request", "ack_reply")
 SEVERITIES = ("info", "warning", "critical")
+OPEN = "ack_state = '' AND severity <> 'info'"
+"""An alert of the queue nobody has acknowledged (written as ``alerts_open_groups`` is, so
+that the database sees the index holds every such row)."""
+OPEN_GROUPS = ("SELECT tbl, name, seat, COUNT(*), "
+               "SUM(CASE WHEN severity = 'critical' THEN 1 ELSE 0 END), MAX(seq), MIN(ts), "
+               f"MAX(ts) FROM alerts WHERE {OPEN}{{}} GROUP BY tbl, name, seat")
+DONE_GROUPS = ("SELECT tbl, name, ack_state, acked_by, COUNT(*), MAX(acked_at), MAX(seq) "
+               "FROM alerts WHERE ack_state <> '' AND day = ?{} "
+               "GROUP BY tbl, name, ack_state, acked_by")
+DONE_GROUPS_SHOWN = 50
+"""Acknowledged groups a page starts with (the latest of the day)."""
 
 
 def day_of(ts: str) -> str:
@@ -242,6 +261,38 @@ class Queries:
             f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE ack_state = '' "
             f"AND severity IN ({marks}) ORDER BY ts DESC, seq DESC LIMIT ?",
             (*severities, limit))]
+
+    def open_in_group(self, table: str, name: str, upto: int) -> list[dict[str, Any]]:
+        """The open alerts of a group up to seq ``upto`` (what acknowledging it takes)."""
+        # the group's rows from its index (a bound on seq would have the table's whole day
+        # read by its primary key instead), then those up to ``upto``
+        rows = [alert_row(r) for r in self.db.query(
+            f"SELECT {', '.join(ALERT_COLUMNS)} FROM alerts WHERE {OPEN} AND tbl = ? AND "
+            "name = ?", (table, name))]
+        return sorted((r for r in rows if int(r["seq"]) <= upto), key=lambda r: int(r["seq"]))
+
+    def groups(self, day: str, key: Key | None = None,
+               done_limit: int = DONE_GROUPS_SHOWN) -> list[dict[str, Any]]:
+        """The queue's groups (``tablesvc.floor.queue``): every group with open alerts, in
+        the queue's order, then the ``done_limit`` groups acknowledged last on ``day`` that
+        have none open; with ``key``, that one group (open or acknowledged on ``day``, or
+        neither)."""
+        where, params = ("", ()) if key is None else (" AND tbl = ? AND name = ?", key)
+        opened = open_parts(self.db.query(OPEN_GROUPS.format(where), params))
+        done = done_parts(self.db.query(DONE_GROUPS.format(where), (day, *params)))
+        keys = list(opened.keys() | done.keys()) if key is None else [key]
+        out = []
+        for k in keys:
+            o, d = opened.get(k), done.get(k)
+            refused = self.alert(k[0], d.refused) if d is not None and d.refused else None
+            out.append(group(
+                k, o.as_json(self.alert(k[0], o.upto)) if o is not None else None,
+                d.as_json(self.alert(k[0], d.newest),
+                          refused["ack_reply"] if refused else None) if d is not None else None))
+        if key is not None:
+            return out
+        queue = queue_order(out)
+        return queue + done_order([g for g in out if not g["open"]], done_limit)
 
     def recent_acked(self, day: str, limit: int = 50) -> list[dict[str, Any]]:
         return [alert_row(r) for r in self.db.query(

@@ -3,8 +3,8 @@
 aiohttp serves HTTP and WebSocket from one asyncio loop with no separate ASGI server. The
 database is read on one worker thread with its own connection, so a search never holds the
 loop; live changes come from the intake's thread through ``call_soon_threadsafe``. Table
-changes are coalesced (at most four a second per page), alerts go out at once. Four times a
-second the pump also looks for tables that fell silent or spoke again
+changes are coalesced (at most four a second per page), alerts and their groups go out at
+once. Four times a second the pump also looks for tables that fell silent or spoke again
 (``tablesvc.floor.silence``) and sends them as table changes.
 
 Security: every page and API call needs a session when a users file is configured; state-
@@ -62,6 +62,12 @@ def titled(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "title": TITLES.get(str(row.get("rule")), "")}
 
 
+def titled_group(group: dict[str, Any]) -> dict[str, Any]:
+    """An alert group (``tablesvc.floor.queue``) as the page shows it: with its rule's
+    title."""
+    return {**group, "title": TITLES.get(str(group.get("rule")), "")}
+
+
 class Hub:
     """The open pages: table changes coalesced, alerts at once."""
 
@@ -84,9 +90,10 @@ class Hub:
         if kind == "tables":
             for view in payload:
                 self.dirty[str(view["id"])] = view
-        elif kind == "alert":
-            task = asyncio.ensure_future(self.send_all({"kind": "alert",
-                                                        "alert": titled(payload)}))
+        elif kind in ("alert", "group"):
+            message = ({"kind": "alert", "alert": titled(payload)} if kind == "alert" else
+                       {"kind": "group", "group": titled_group(payload)})
+            task = asyncio.ensure_future(self.send_all(message))
             self.sending.add(task)
             task.add_done_callback(self.sending.discard)
 
@@ -218,10 +225,10 @@ class FloorApp:
                                   "sound": self.cfg.web.sound})
 
     async def snapshot(self) -> dict[str, Any]:
-        alerts = await self.read(initial_alerts, self.queries)
+        groups = await self.read(initial_alerts, self.queries)
         snap = await self.read(self.intake.snapshot)
         return {"kind": "snapshot", "now": now_iso(), "tables": snap["tables"],
-                "alerts": [titled(a) for a in alerts],
+                "groups": [titled_group(g) for g in groups],
                 "silent_after_s": self.cfg.floor.silent_after_s,
                 "mqtt": {"connected": self.intake.connected.is_set(),
                          "refused": self.intake.refused}}
@@ -240,22 +247,34 @@ class FloorApp:
         return ws
 
     async def ack(self, request: web.Request) -> web.Response:
+        """One alert (``{table, seq}``), or a group (``{table, name, upto}``: each open alert
+        of that name at that table up to the newest the page showed)."""
         try:
             body = await request.json()
-            table, seq = str(body["table"]), int(body["seq"])
-        except (ValueError, KeyError, TypeError):
-            return web.json_response({"error": "need table and seq"}, status=400)
+            table = str(body["table"])
+            seq = int(body["seq"]) if "seq" in body else None
+            name = str(body["name"]) if seq is None else None
+            upto = int(body["upto"]) if seq is None else None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return web.json_response({"error": "need table and seq, or table, name and upto"},
+                                     status=400)
         user = self.user_of(request)
         by = user or str(body.get("by") or "").strip()[:64]
         if not by:
             return web.json_response({"error": "say who acknowledges"}, status=400)
-        future = self.intake.acknowledge(table, seq, by)
+        future = (self.intake.acknowledge(table, seq, by) if seq is not None else
+                  self.intake.acknowledge_group(table, str(name), int(upto or 0), by))
         try:
-            row = await asyncio.wrap_future(future)
+            answer = await asyncio.wrap_future(future)
         except AckError as err:
             return web.json_response({"error": str(err)}, status=409)
-        log.info("alert acknowledged", table=table, alert=row["alert_id"], by=by)
-        return web.json_response({"alert": titled(row)})
+        if seq is not None:
+            log.info("alert acknowledged", table=table, alert=answer["alert_id"], by=by)
+            return web.json_response({"alert": titled(answer)})
+        log.info("alert group acknowledged", table=table, alert=name, upto=upto, by=by,
+                 alerts=answer["acknowledged"])
+        return web.json_response({"acknowledged": answer["acknowledged"],
+                                  "group": titled_group(answer["group"])})
 
     def _day(self, request: web.Request) -> str:
         day = request.query.get("day") or today()

@@ -2,15 +2,18 @@
 whose dealers make the errors of test scenarios; and a restart of the console that loses
 nothing.
 
-Three tables of venue "hall": t01 deals a flop without a burn (critical burn_missing, which
-the table holds open until the floor acknowledges it), t02 exposes two hole cards (a warning,
-then misdeal_required, when the service sees the deal as the scenario writes it), t03 deals
-clean hands and is then unplugged. The console must show exactly the warning and critical
-alerts the tables published (a subscriber beside it collects them).
+Three tables of venue "hall": t01's dealer deals a flop without a burn three times over
+(critical burn_missing, which the table holds open until the floor acknowledges it, and each
+time the cards of the hand before never collected: a noisy table), t02 exposes two hole cards
+(a warning, then misdeal_required, when the service sees the deal as the scenario writes it),
+t03 deals clean hands and is then unplugged. The console must show exactly the warning and
+critical alerts the tables published (a subscriber beside it collects them), one row per
+table and alert name, so that the noisy table does not bury t02's.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import urllib.request
@@ -34,6 +37,8 @@ from tests.browser import screenshot
 pytestmark = pytest.mark.integration
 VENUE = "hall"
 SCENARIO_PACE = 0.02
+TIMES = "\N{MULTIPLICATION SIGN}"
+"""Before a row's count on the page (a row of one alert shows none)."""
 
 
 def api(url: str, path: str) -> Any:
@@ -122,11 +127,18 @@ def console(tmp_path: Path, broker: Mosquitto) -> Iterator[FloorProcess]:
     assert rc == 0, f"exit {rc}: {f.log.read_text()}"
 
 
-def open_cards(browser: WebDriver) -> list[str]:
-    """The open alerts on screen, top to bottom, as "table/seq"."""
-    got: list[str] = browser.execute_script(
-        "return [...document.querySelectorAll('#open .alert')].map(e => e.dataset.alert)")
-    return got
+def open_rows(browser: WebDriver) -> list[tuple[str, str]]:
+    """The rows of the alert queue on screen, top to bottom: (table/alert name, its count)."""
+    got: list[list[str]] = browser.execute_script(
+        "return [...document.querySelectorAll('#open .alert')].map(e => [e.dataset.group, "
+        "(e.querySelector('.count') || {textContent: ''}).textContent])")
+    return [(g, n.removeprefix(TIMES) or "1") for g, n in got]
+
+
+def kept_alerts(url: str, table: str) -> list[dict[str, Any]]:
+    """Every alert of the table the console keeps today (warning and critical)."""
+    return [a for a in api(url, f"/api/search?table={table}")["alerts"]
+            if a["severity"] != "info"]
 
 
 def text(browser: WebDriver, css: str) -> str:
@@ -152,7 +164,7 @@ def click(browser: WebDriver, css: str) -> None:
     raise AssertionError(f"could not click {css}")
 
 
-def test_the_floor_sees_alerts_with_rule_and_remedy_acknowledges_one_and_an_unplugged_table_goes_offline(  # noqa: E501
+def test_the_floor_sees_each_kind_of_alert_of_a_table_in_one_row_with_rule_and_remedy_acknowledges_a_group_and_an_unplugged_table_goes_offline(  # noqa: E501
         browser: WebDriver, broker: Mosquitto, venue: dict[str, LiveTable],
         console: FloorProcess) -> None:
     tap = SecureTap(broker.port)
@@ -161,35 +173,52 @@ def test_the_floor_sees_alerts_with_rule_and_remedy_acknowledges_one_and_an_unpl
         browser.get(console.url)
         wait = WebDriverWait(browser, 30)
         wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#grid .tile")) == 3)
-        # quick, as the scenarios are written: a slow dealer lets the bet timers run
-        players = [venue["t01"].play_scenario(SCENARIO_PACE),
-                   venue["t02"].play_scenario(SCENARIO_PACE),
+        # quick, as the scenarios are written: a slow dealer lets the bet timers run; t01's
+        # dealer makes the same mistakes three hands running
+        def noisy() -> None:
+            for _ in range(3):
+                venue["t01"].play_scenario(SCENARIO_PACE).join(120)
+
+        players = [threading.Thread(target=noisy), venue["t02"].play_scenario(SCENARIO_PACE),
                    venue["t03"].deal(2)]
+        players[0].start()
         for p in players:
             p.join(120)
 
-        # the queue: the exact warning and critical alerts, newest first, with rule and remedy
-        # (exactly what the tables published: their dealers' errors as the services saw them)
-        wait_until(lambda: len(tap.alerts) >= 3, 30, "the tables' alerts")
-        wait.until(lambda b: len(open_cards(b)) == len(tap.alerts))
-        alerts = {a["alert_id"]: a for a in api(console.url, "/api/snapshot")["alerts"]}
-        assert {(a["tbl"], a["alert_id"], a["name"], a["severity"])
-                for a in alerts.values()} == tap.alerts
-        assert ("t01", "burn_missing", "critical") in {
-            (a["tbl"], a["name"], a["severity"]) for a in alerts.values()}
-        assert {a["tbl"] for a in alerts.values()} == {"t01", "t02"}
-        shown = open_cards(browser)
-        by_seq = sorted(alerts.values(), key=lambda a: (a["ts"], a["seq"]), reverse=True)
-        assert shown == [f"{a['tbl']}/{a['seq']}" for a in by_seq]
-        burn = next(a for a in alerts.values() if a["name"] == "burn_missing")
-        card = f'#open [data-alert="t01/{burn["seq"]}"]'
+        # the queue: one row per table and alert name with how many, critical rows first and
+        # then the newest, each with rule and remedy (exactly what the tables published: their
+        # dealers' errors as the services saw them)
+        wait_until(lambda: sum(n == "burn_missing" for (_, _, n, _) in tap.alerts) == 3, 30,
+                   "the tables' alerts")
+        published: dict[str, int] = {}
+        for table, _, name, _ in tap.alerts:
+            published[f"{table}/{name}"] = published.get(f"{table}/{name}", 0) + 1
+        wait.until(lambda b: dict(open_rows(b)) == {k: str(n) for k, n in published.items()})
+        kept = kept_alerts(console.url, "t01") + kept_alerts(console.url, "t02")
+        assert {(a["tbl"], a["alert_id"], a["name"], a["severity"]) for a in kept} == tap.alerts
+        assert {a["tbl"] for a in kept} == {"t01", "t02"}
+        assert len(kept) > 2 * len(published)  # the noisy table repeated itself
+        groups = {g["key"]: g for g in api(console.url, "/api/snapshot")["groups"]}
+        severity = {k: g["open"]["severity"] for k, g in groups.items()}
+        newest = {k: g["open"]["last_ts"] for k, g in groups.items()}
+        shown = [k for k, _ in open_rows(browser)]
+        ranks = [(severity[k] != "critical", newest[k]) for k in shown]
+        for (later1, ts1), (later2, ts2) in itertools.pairwise(ranks):
+            assert later1 < later2 or (later1 == later2 and ts1 >= ts2), shown
+        assert severity["t02/misdeal_required"] == "critical"
+        assert shown.index("t02/misdeal_required") < sum(
+            s == "critical" for s in severity.values())  # among the rows that come first
+        burn = groups["t01/burn_missing"]["open"]
+        card = '#open [data-group="t01/burn_missing"]'
         shown_text = text(browser, card)
-        assert burn["rule"] in shown_text and TITLES[burn["rule"]] in shown_text
-        assert burn["remedy"] and burn["remedy"] in shown_text
+        assert burn["newest"]["rule"] in shown_text
+        assert TITLES[burn["newest"]["rule"]] in shown_text
+        assert burn["newest"]["remedy"] and burn["newest"]["remedy"] in shown_text
+        assert burn["newest"]["message"] in shown_text and f"{TIMES}3" in shown_text
         # the tables that need a person stand out; the clean one does not
         tile = {t: classes(browser, f'[data-table="{t}"]') for t in venue}
         for t, cls in tile.items():
-            severities = {a["severity"] for a in alerts.values() if a["tbl"] == t}
+            severities = {a["severity"] for a in kept if a["tbl"] == t}
             want = ("crit" if "critical" in severities else
                     "warn" if "warning" in severities else "")
             assert not want or want in cls.split(), (t, cls)
@@ -197,17 +226,29 @@ def test_the_floor_sees_alerts_with_rule_and_remedy_acknowledges_one_and_an_unpl
         assert "crit" in tile["t01"].split() and tile["t03"] == "tile"
         screenshot(browser, "floor_console")
 
-        # acknowledging: the name asked once, the command to the table, the table's answer
+        # acknowledging the group: the name asked once, a command to the table for each of
+        # its alerts, and each answer
         click(browser, f"{card} button.ack")
         prompt = wait.until(lambda b: b.switch_to.alert)
         prompt.send_keys("Sam")
         prompt.accept()
-        done = f'#done [data-alert="t01/{burn["seq"]}"]'
-        wait.until(lambda b: "acknowledged by the table" in text(b, done))
+        done = '#done [data-group="t01/burn_missing"]'
+        wait.until(lambda b: "3 acknowledged by the table" in text(b, done))
         assert "acknowledged by Sam" in text(browser, done)
-        row = next(a for a in api(console.url, "/api/snapshot")["alerts"]
-                   if a["alert_id"] == burn["alert_id"])
-        assert (row["ack_state"], row["acked_by"]) == ("ok", "Sam")
+        assert "t01/burn_missing" not in dict(open_rows(browser))
+        rows = [a for a in kept_alerts(console.url, "t01") if a["name"] == "burn_missing"]
+        assert [(a["ack_state"], a["acked_by"]) for a in rows] == [("ok", "Sam")] * 3
+        assert len({a["ack_request"] for a in rows}) == 3
+
+        # the table's own page still lists every alert, one by one
+        click(browser, '[data-table="t01"]')
+        wait.until(lambda b: "Alerts today" in text(b, "#panel-body"))
+        listed = browser.execute_script(
+            "return [...document.querySelectorAll('.table-alerts [data-alert]')]"
+            ".map(e => e.dataset.alert)")
+        assert sorted(listed) == sorted(f"t01/{a['seq']}" for a in kept_alerts(console.url,
+                                                                               "t01"))
+        browser.find_element(By.ID, "panel-close").click()
 
         # unplugged: the table's will marks it offline on the grid
         venue["t03"].unplug()
@@ -254,14 +295,16 @@ def test_a_restarted_console_has_every_alert_acknowledgement_and_hand_including_
         wait_until(lambda: len(tap.alerts) >= 2, 20, "the scenario's alerts")
         published = [name for (_, _, name, _) in tap.alerts]
         floor.start()
-        wait_until(lambda: len(api(floor.url, "/api/snapshot")["alerts"]) >= 2, 20,
+        wait_until(lambda: len(kept_alerts(floor.url, "t02")) >= 2, 20,
                    "the alerts sent while the console was down")
-        names = sorted(a["name"] for a in api(floor.url, "/api/snapshot")["alerts"])
+        names = sorted(a["name"] for a in kept_alerts(floor.url, "t02"))
         assert names == sorted(published)
+        assert sorted(g["name"] for g in api(floor.url, "/api/snapshot")["groups"]) == sorted(
+            set(published))
         # the dealer's last card is not the table's last event: the hand may still be ending
         wait_until(lambda: ended(floor.url, "t03") == 3, 30,
                    "the hand dealt while the console was down, ended")
-        first = api(floor.url, "/api/snapshot")["alerts"][0]
+        first = kept_alerts(floor.url, "t02")[0]
         req = urllib.request.Request(
             floor.url + "api/ack", data=json.dumps({"table": "t02", "seq": first["seq"],
                                                     "by": "Kim"}).encode(),
@@ -270,7 +313,7 @@ def test_a_restarted_console_has_every_alert_acknowledgement_and_hand_including_
             assert json.load(r)["alert"]["acked_by"] == "Kim"
         assert floor.stop() == 0
         floor.start()
-        after = {a["seq"]: a for a in api(floor.url, "/api/snapshot")["alerts"]}
+        after = {a["seq"]: a for a in kept_alerts(floor.url, "t02")}
         assert after[first["seq"]]["acked_by"] == "Kim"
         assert after[first["seq"]]["ack_state"] in ("sent", "ok", "refused", "floor")
         assert all(a["ack_state"] == "" for seq, a in after.items() if seq != first["seq"])

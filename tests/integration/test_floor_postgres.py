@@ -75,9 +75,17 @@ def test_the_store_on_postgresql_keeps_each_event_once_and_answers_the_same_sear
     assert [(h["hand"], h["reason"], h["alerts"]) for h in q.hands("t01", day)] == [
         (1, "showdown", 2)]
     assert q.retained() == {"t01": {"status": {"state": "offline"}}}
+    # the queue's groups: the same aggregates and order as on SQLite
+    assert [(g["key"], g["open"]["count"], g["open"]["severity"], g["open"]["seats"])
+            for g in q.groups(day)] == [("t01/burn_missing", 1, "critical", []),
+                                        ("t01/card_exposed", 1, "warning", [3])]
+    assert [a["seq"] for a in q.open_in_group("t01", "burn_missing", 3)] == [3]
     assert store.ack_sent("t01", 3, "sam", "2026-11-29T21:01:00Z", "floor-1", "sent")
     assert store.ack_reply("t01", "floor-1", False, "the table refused: x") is not None
     store.commit()
     row = q.alert("t01", 3)
     assert row is not None and (row["ack_state"], row["acked_by"]) == ("refused", "sam")
+    burn = q.groups(day, ("t01", "burn_missing"))[0]
+    assert burn["open"] is None and burn["done"]["states"] == {"refused": 1}
+    assert burn["done"]["refusal"] == "the table refused: x"
     db.close()

@@ -239,7 +239,7 @@ def test_a_gap_in_the_events_topic_is_still_noticed_when_alerts_come_first() -> 
 def test_an_acknowledgement_waits_for_no_bulk_batch() -> None:
     lanes = Lanes()
     lanes.put(_Received("p/t01/state", b"{}", 1, 1))
-    ack = _Ack("t01", 3, "sam", Future())
+    ack = _Ack("t01", "sam", Future(), seq=3)
     lanes.put(ack, urgent=True)
     assert lanes.take(100) == (True, [ack])
 

@@ -2,11 +2,21 @@
 // The floor console page: a grid of tables, the alert queue, a table's hands of the day.
 // Live changes come over a WebSocket that reconnects by itself; everything shown is text
 // (never HTML from a message), and no hidden card ever reaches this page.
+//
+// The queue shows alert *groups*, one per table and alert name (the server builds them,
+// tablesvc/floor/queue.py): a table that repeats itself takes one row per kind of trouble.
+// A table is *silent* when the console has heard nothing from it for silent_after_s
+// (tablesvc/floor/silence.py): its box or service is stuck although the broker may still
+// list it online.
 
-const state = { tables: new Map(), alerts: new Map(), me: null, skew: 0, sound: false,
-  connected: false, mqtt: null, seenCritical: new Set(), openTable: null };
+const state = { tables: new Map(), groups: new Map(), me: null, skew: 0, sound: false,
+  connected: false, mqtt: null, seenCritical: new Set(), openTable: null, silentAfter: 15 };
 // (table/alert id) -> when its message arrived, and when it was on screen (benchmarks)
 window.floorStats = { received: {}, shown: {} };
+// group key -> the alerts that arrived and wait for their group to be drawn: [[stat key, seq]]
+const waitingShown = new Map();
+// table id -> when (this page's clock) its silence began, for the running "silent N s"
+const silentSince = new Map();
 
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text) {
@@ -15,15 +25,14 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
-const key = (a) => `${a.tbl}/${a.seq}`;
 const now = () => Date.now() + state.skew;
 
-function age(ts) {
-  const s = Math.max(0, Math.round((now() - Date.parse(ts)) / 1000));
+function seconds(s) {
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
+function age(ts) { return seconds(Math.max(0, Math.round((now() - Date.parse(ts)) / 1000))); }
 function clock(ts) {
   const d = new Date(ts);
   return isNaN(d) ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -36,13 +45,24 @@ function cardEl(c) {
 // ---------------------------------------------------------------- the grid
 function openByTable() {
   const out = new Map();
-  for (const a of state.alerts.values()) {
-    if (a.ack_state || (a.severity !== "critical" && a.severity !== "warning")) continue;
-    const n = out.get(a.tbl) || { critical: 0, warning: 0 };
-    n[a.severity]++;
-    out.set(a.tbl, n);
+  for (const g of state.groups.values()) {
+    if (!g.open) continue;
+    const n = out.get(g.tbl) || { critical: 0, warning: 0 };
+    n.critical += g.open.critical;
+    n.warning += g.open.warning;
+    out.set(g.tbl, n);
   }
   return out;
+}
+
+const isSilent = (t) => t.silent_s !== null && t.silent_s !== undefined && t.online !== false;
+function silentFor(id) {
+  return seconds(Math.max(0, Math.round((Date.now() - (silentSince.get(id) || Date.now())) / 1000)));
+}
+function silentTip(id) {
+  return `Nothing received from table ${id} for ${silentFor(id)} (a table says it is alive every 5 s; ` +
+    `silent after ${state.silentAfter} s). Its box or its service is stuck, or cut off from the broker, ` +
+    "which may still list it online. Check the table's box: power, network cable, the tablesvc service.";
 }
 
 function tile(t, openAlerts) {
@@ -50,22 +70,30 @@ function tile(t, openAlerts) {
   const open = openAlerts.get(t.id) || { critical: 0, warning: 0 };
   const devs = Object.entries(t.devices || {});
   const devBad = devs.some(([, d]) => d.state !== "online");
+  const silent = isSilent(t);
   const cls = ["tile"];
   if (t.online === false) cls.push("offline");
+  if (silent) cls.push("silent");
   if (open.critical) cls.push("crit"); else if (open.warning) cls.push("warn");
   if (devBad) cls.push("devwarn");
   const e = el("div", cls.join(" "));
   e.dataset.table = t.id;
+  if (silent) e.title = silentTip(t.id);
   e.append(el("div", "name", t.id));
   const badges = el("div", "badges");
   if (t.online === false) badges.append(el("span", "badge off", "OFFLINE"));
+  if (silent) badges.append(el("span", "badge silent", "SILENT"));
   if (open.critical) badges.append(el("span", "badge crit", `${open.critical} CRITICAL`));
   if (open.warning) badges.append(el("span", "badge warn", `${open.warning} WARNING`));
-  if (t.online !== false && !open.critical && !open.warning) badges.append(el("span", "badge ok", "OK"));
+  if (t.online !== false && !silent && !open.critical && !open.warning) badges.append(el("span", "badge ok", "OK"));
   e.append(badges);
   const line = el("div", "line");
   if (t.online === false) {
     line.textContent = "no service: the table's box or its link is down";
+  } else if (silent) {
+    const n = el("b", "silent-for", silentFor(t.id));
+    n.dataset.table = t.id;
+    line.append("silent ", n, ": nothing heard from the table; check its box");
   } else if (st.hand) {
     line.append("Hand ", el("b", "", `#${st.hand}`), ` · ${st.street || ""}` +
       (st.pot ? ` · pot ${st.pot.toLocaleString()}` : ""));
@@ -85,7 +113,7 @@ function tile(t, openAlerts) {
   for (const [name, d] of devs.sort()) {
     const s = el("span");
     s.title = `${name}: ${d.state}${d.detail ? " (" + d.detail + ")" : ""}`;
-    s.append(el("i", "dot " + (t.online === false ? "" : d.state)), el("span", "label", name));
+    s.append(el("i", "dot " + (t.online === false || silent ? "" : d.state)), el("span", "label", name));
     dv.append(s);
   }
   e.append(dv);
@@ -126,90 +154,142 @@ let tiles = new Map(), tilesOrder = "";
 function renderSummary(tables) {
   const s = $("summary");
   const off = tables.filter((t) => t.online === false).length;
+  const quiet = tables.filter(isSilent).length;
   let crit = 0, warn = 0;
-  for (const a of state.alerts.values()) {
-    if (!a.ack_state) { if (a.severity === "critical") crit++; else warn++; }
+  for (const g of state.groups.values()) {
+    if (g.open) { crit += g.open.critical; warn += g.open.warning; }
   }
-  const pills = [el("span", "pill", `${tables.length - off} of ${tables.length} tables online`)];
+  const pills = [el("span", "pill", `${tables.length - off - quiet} of ${tables.length} tables online`)];
+  if (quiet) pills.push(el("span", "pill silent", `${quiet} silent`));
   if (off) pills.push(el("span", "pill off", `${off} offline`));
   if (crit) pills.push(el("span", "pill crit", `${crit} critical`));
   if (warn) pills.push(el("span", "pill warn", `${warn} warning`));
   if (!crit && !warn) pills.push(el("span", "pill", "no open alert"));
   s.replaceChildren(...pills);
-  $("open-count").textContent = crit + warn ? `(${crit + warn} open)` : "";
+  const rows = [...state.groups.values()].filter((g) => g.open).length;
+  $("open-count").textContent = crit + warn ? `(${crit + warn} open` + (rows < crit + warn ? ` in ${rows} rows)` : ")") : "";
 }
 
 // ---------------------------------------------------------------- the alert queue
-function alertCard(a) {
-  const done = !!a.ack_state;
-  const e = el("div", `alert ${a.severity}${done ? " done" : ""}`);
-  e.dataset.alert = key(a);
-  const head = el("div", "head");
-  head.append(el("span", "sev", a.severity),
-    el("span", "where", `${a.tbl}${a.seat ? " · seat " + a.seat : ""}`));
-  const ag = el("span", "age", done ? clock(a.acked_at) : age(a.ts));
-  ag.dataset.ts = a.ts;
-  if (!done) head.append(ag); else head.append(el("span", "age", `hand #${a.hand ?? "-"}`));
-  e.append(head);
+function seatsText(seats) {
+  if (!seats.length) return "";
+  return seats.length === 1 ? ` · seat ${seats[0]}` : ` · seats ${seats.join(", ")}`;
+}
+
+function ruleLine(g) {
   const rule = el("div", "rule");
-  rule.append(el("code", "", a.rule), " " + (a.title || ""), el("span", "reply", `  ${a.name}`));
-  e.append(rule);
-  if (!done) {
-    e.append(el("div", "msg", a.message));
-    if (a.remedy) e.append(el("div", "remedy", a.remedy));
+  rule.append(el("code", "", g.rule), " " + (g.title || ""), el("span", "reply", `  ${g.name}`));
+  return rule;
+}
+
+// a group's open alerts: how many, the newest one's message and remedy, its age
+function openCard(g) {
+  const o = g.open, a = o.newest || {};
+  const e = el("div", `alert ${o.severity}`);
+  e.dataset.group = g.key;
+  e.dataset.alert = `${g.tbl}/${o.upto}`;
+  const head = el("div", "head");
+  head.append(el("span", "sev", o.severity), el("span", "where", `${g.tbl}${seatsText(o.seats)}`));
+  if (o.count > 1) {
+    const n = el("span", "count", `×${o.count}`);
+    n.title = `${o.count} open alerts ${g.name} at table ${g.tbl}` +
+      (o.critical && o.warning ? ` (${o.critical} critical, ${o.warning} warning)` : "");
+    head.append(n);
   }
+  const ag = el("span", "age", age(o.last_ts));
+  ag.dataset.ts = o.last_ts;
+  head.append(ag);
+  e.append(head, ruleLine(g));
+  e.append(el("div", "msg", a.message));
+  if (a.remedy) e.append(el("div", "remedy", a.remedy));
   const acts = el("div", "acts");
-  if (!done) {
-    const b = el("button", "ack", "Acknowledge");
-    b.type = "button";
-    b.addEventListener("click", () => acknowledge(a, b));
-    acts.append(b);
-  } else {
-    acts.append(el("span", "", `acknowledged by ${a.acked_by} at ${clock(a.acked_at)}`));
-    const cls = a.ack_state === "ok" ? "ok" : a.ack_state === "refused" ? "refused" : "";
-    const text = a.ack_state === "sent" ? "sent to the table, waiting for its answer…" : (a.ack_reply || "");
-    acts.append(el("span", "reply " + cls, text));
+  const b = el("button", "ack", o.count > 1 ? `Acknowledge all ${o.count}` : "Acknowledge");
+  b.type = "button";
+  b.addEventListener("click", () => acknowledge(g, b));
+  acts.append(b);
+  if (o.count > 1) {
+    acts.append(el("span", "reply", `first ${clock(o.first_ts)}, newest ${clock(o.last_ts)}`));
+    const all = el("button", "all", "Show each");
+    all.type = "button";
+    all.addEventListener("click", () => showTable(g.tbl));
+    acts.append(all);
   }
   e.append(acts);
   return e;
 }
 
+const ANSWERS = [["ok", "ok", "acknowledged by the table"], ["refused", "refused", "refused by the table"],
+  ["sent", "", "sent to the table, waiting for its answer…"], ["floor", "", "acknowledged on the floor"]];
+
+// a group's alerts acknowledged today: who, when, and the tables' answers
+function doneCard(g) {
+  const d = g.done;
+  const e = el("div", "alert done");
+  e.dataset.group = g.key;
+  const head = el("div", "head");
+  head.append(el("span", "where", `${g.tbl} · ${g.name}`));
+  if (d.count > 1) head.append(el("span", "count", `×${d.count}`));
+  head.append(el("span", "age", clock(d.last_at)));
+  e.append(head, ruleLine(g));
+  const acts = el("div", "acts");
+  acts.append(el("span", "", `acknowledged by ${d.by.join(", ") || "someone"} at ${clock(d.last_at)}`));
+  for (const [st, cls, text] of ANSWERS) {
+    const n = d.states[st];
+    if (!n) continue;
+    const words = (d.count > 1 ? `${n} ` : "") + text + (st === "refused" && d.refusal ? ` (${d.refusal})` : "");
+    acts.append(el("span", "reply " + cls, words));
+  }
+  e.append(acts);
+  return e;
+}
+
+// critical first, then the newest first: a table that needs a person now is at the top
+function queueOrder(x, y) {
+  return ((y.open.severity === "critical") - (x.open.severity === "critical")) ||
+    y.open.last_ts.localeCompare(x.open.last_ts) || x.key.localeCompare(y.key);
+}
+
 function renderQueue() {
-  const all = [...state.alerts.values()];
-  const open = all.filter((a) => !a.ack_state)
-    .sort((x, y) => (y.ts.localeCompare(x.ts)) || (y.seq - x.seq));
-  const done = all.filter((a) => a.ack_state)
-    .sort((x, y) => String(y.acked_at).localeCompare(String(x.acked_at))).slice(0, 50);
+  const groups = [...state.groups.values()];
+  const open = groups.filter((g) => g.open).sort(queueOrder);
+  const done = groups.filter((g) => g.done)
+    .sort((x, y) => String(y.done.last_at).localeCompare(String(x.done.last_at))).slice(0, 50);
   const o = $("open");
-  o.replaceChildren(...open.map(alertCard));
+  o.replaceChildren(...open.map(openCard));
   if (!open.length) o.append(el("div", "empty", "Nothing needs the floor right now."));
-  $("done").replaceChildren(...done.map(alertCard));
-  // a screen runs all day: of the acknowledged alerts it keeps only the latest
-  const kept = new Set(done.map(key));
-  for (const [k, a] of state.alerts) if (a.ack_state && !kept.has(k)) state.alerts.delete(k);
+  $("done").replaceChildren(...done.map(doneCard));
+  // a screen runs all day: of the acknowledged groups it keeps only the latest
+  const kept = new Set(done.map((g) => g.key));
+  for (const [k, g] of state.groups) if (!g.open && !kept.has(k)) state.groups.delete(k);
   requestAnimationFrame(() => {
     const t = Date.now();
-    for (const a of open) {
-      const k = `${a.tbl}/${a.alert_id}`;
-      if (!(k in window.floorStats.shown)) window.floorStats.shown[k] = t;
+    for (const g of open) {
+      const first = `${g.tbl}/${(g.open.newest || {}).alert_id}`;
+      if (!(first in window.floorStats.shown)) window.floorStats.shown[first] = t;
+      const waiting = waitingShown.get(g.key) || [];
+      const still = waiting.filter(([k, seq]) => {
+        if (seq > g.open.upto) return true;
+        if (!(k in window.floorStats.shown)) window.floorStats.shown[k] = t;
+        return false;
+      });
+      if (still.length) waitingShown.set(g.key, still); else waitingShown.delete(g.key);
     }
   });
 }
 
-const RANK = { "": 0, sent: 1, ok: 2, refused: 2, floor: 2 };
-function addAlert(a) {
-  const k = key(a);
-  const isNew = !state.alerts.has(k);
-  // the table's answer may overtake the answer to our own request: never go back
-  if (!isNew && (RANK[state.alerts.get(k).ack_state] || 0) > (RANK[a.ack_state] || 0)) return;
-  state.alerts.set(k, a);
-  if (isNew && a.severity === "critical" && !a.ack_state && !state.seenCritical.has(k)) {
+function newAlert(a) {
+  const k = `${a.tbl}/${a.alert_id}`;
+  if (!(k in window.floorStats.received)) window.floorStats.received[k] = Date.now();
+  if (a.ack_state) return;
+  const g = `${a.tbl}/${a.name}`;
+  waitingShown.set(g, [...(waitingShown.get(g) || []), [k, a.seq]]);
+  if (a.severity === "critical" && !state.seenCritical.has(k)) {
     state.seenCritical.add(k);
     beep();
   }
 }
 
-async function acknowledge(a, button) {
+async function acknowledge(g, button) {
   let by = state.me && state.me.user;
   if (!by) {
     by = localStorage.getItem("floorName") || "";
@@ -217,18 +297,21 @@ async function acknowledge(a, button) {
     if (!by) return;
     localStorage.setItem("floorName", by);
   }
+  const label = button.textContent;
   button.disabled = true;
   button.textContent = "Sending…";
   try {
+    // everything of the group up to its newest alert shown: one that came since is not
+    // acknowledged unseen
     const r = await fetch("/api/ack", { method: "POST", headers: { "Content-Type": "application/json", "X-Floor": "1" },
-      body: JSON.stringify({ table: a.tbl, seq: a.seq, by }) });
+      body: JSON.stringify({ table: g.tbl, name: g.name, upto: g.open.upto, by }) });
     const body = await r.json();
     if (!r.ok) throw new Error(body.error || r.statusText);
-    addAlert(body.alert);
+    state.groups.set(body.group.key, body.group);
     renderAll();
   } catch (err) {
     button.disabled = false;
-    button.textContent = "Acknowledge";
+    button.textContent = label;
     alert(`Not acknowledged: ${err.message}`);
   }
 }
@@ -262,13 +345,32 @@ function openPanel(title) {
   return $("panel-body");
 }
 
+// every alert of the table's day, one line each (the queue groups them; this lists them)
+function alertList(alerts) {
+  const shown = alerts.filter((a) => a.severity !== "info");
+  const wrap = el("div", "table-alerts");
+  wrap.append(el("h3", "", `Alerts today: ${shown.length}${alerts.length >= 200 ? " (the newest; search for more)" : ""}`));
+  const list = el("div", "history");
+  for (const a of shown) {
+    const d = el("div", `alertline ${a.severity}`);
+    d.dataset.alert = `${a.tbl}/${a.seq}`;
+    d.append(el("span", "t", clock(a.ts)),
+      `${a.severity.toUpperCase()} ${a.rule} ${a.name}${a.seat ? " seat " + a.seat : ""}` +
+      `${a.hand ? " hand #" + a.hand : ""}: ${a.message} · ` +
+      (a.ack_state ? `acknowledged by ${a.acked_by}` + (a.ack_reply ? ` (${a.ack_reply})` : "") : "open"));
+    list.append(d);
+  }
+  wrap.append(list);
+  return wrap;
+}
+
 async function showTable(id, day) {
   state.openTable = id;
-  const body = openPanel(`Table ${id}: hands of the day`);
+  const body = openPanel(`Table ${id}: alerts and hands of the day`);
   body.replaceChildren(el("div", "empty", "loading…"));
   const q = new URLSearchParams({ table: id });
   if (day) q.set("day", day);
-  const got = await getJSON(`/api/hands?${q}`);
+  const [got, found] = await Promise.all([getJSON(`/api/hands?${q}`), getJSON(`/api/search?${q}`)]);
   const wrap = el("div", "hands");
   const list = el("ol");
   const hist = el("div", "history");
@@ -285,7 +387,7 @@ async function showTable(id, day) {
   }
   if (!got.hands.length) list.append(el("li", "empty", "No hand today yet."));
   wrap.append(list, hist);
-  body.replaceChildren(wrap);
+  body.replaceChildren(alertList(found.alerts), wrap);
   if (list.firstChild && list.firstChild.click) list.firstChild.click();
 }
 
@@ -360,6 +462,16 @@ async function search(form) {
 
 // ---------------------------------------------------------------- live feed
 function renderAll() { renderGrid(); renderQueue(); }
+
+// a table's view; its silence counted on this page's clock from the seconds the console gave
+function setTable(t) {
+  if (isSilent(t)) {
+    if (!silentSince.has(t.id)) silentSince.set(t.id, Date.now() - t.silent_s * 1000);
+  } else {
+    silentSince.delete(t.id);
+  }
+  state.tables.set(t.id, t);
+}
 let pending = false;
 function soon() { if (!pending) { pending = true; setTimeout(() => { pending = false; renderGrid(); }, 100); } }
 
@@ -377,19 +489,21 @@ function connect(delay) {
     const msg = JSON.parse(m.data);
     if (msg.kind === "snapshot") {
       state.skew = Date.parse(msg.now) - Date.now();
-      state.tables = new Map(msg.tables.map((t) => [t.id, t]));
-      state.alerts = new Map();
-      for (const a of msg.alerts) { state.alerts.set(key(a), a); if (a.severity === "critical") state.seenCritical.add(key(a)); }
+      state.silentAfter = msg.silent_after_s;
+      silentSince.clear();
+      state.tables = new Map();
+      for (const t of msg.tables) setTable(t);
+      state.groups = new Map(msg.groups.map((g) => [g.key, g]));
       state.mqtt = msg.mqtt;
       setLink();
       renderAll();
     } else if (msg.kind === "tables") {
-      for (const t of msg.tables) state.tables.set(t.id, t);
+      for (const t of msg.tables) setTable(t);
       soon();
     } else if (msg.kind === "alert") {
-      const a = msg.alert, k = `${a.tbl}/${a.alert_id}`;
-      if (!(k in window.floorStats.received)) window.floorStats.received[k] = Date.now();
-      addAlert(a);
+      newAlert(msg.alert);  // (its group follows at once)
+    } else if (msg.kind === "group") {
+      state.groups.set(msg.group.key, msg.group);
       renderQueue();  // the queue at once; the tiles and counts with the next grid redraw
       soon();
     } else if (msg.kind === "mqtt") {
@@ -405,6 +519,10 @@ function connect(delay) {
 function tick() {
   $("clock").textContent = new Date(now()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   for (const e of document.querySelectorAll("#open .age[data-ts]")) e.textContent = age(e.dataset.ts);
+  for (const e of document.querySelectorAll("#grid .silent-for")) {
+    e.textContent = silentFor(e.dataset.table);
+    e.closest(".tile").title = silentTip(e.dataset.table);
+  }
 }
 
 async function main() {

@@ -3,7 +3,7 @@
 A frozen box keeps its connection open, and the broker publishes its will only once it gives
 up on it (a minute or more on some brokers): the floor would go on showing the table online.
 So the pipeline's thread has the status said again every few seconds, and a consumer that
-hears nothing knows the table is stuck (tests/integration/test_floor_silence.py). The period
+hears nothing knows the table is stuck (tests/integration/test_floor_frozen_table.py). The period
 is shortened here so that the tests see many periods quickly.
 """
 

@@ -33,10 +33,10 @@ from tablesvc.core.settings import Player, TableSettings
 Held = tuple[str, tuple[Any, ...]]
 """An input held for the hand: the name of the ``Hand`` method that takes it, and its
 arguments (data, not closures: a placement is pickled with the table at a checkpoint)."""
-Reason = Literal["gap", "disputed", "unknown", "newcomer"]
+Reason = Literal["gap", "disputed", "unknown", "newcomer", "tag"]
 """Why the hand is placed from the table: a gap in what the service saw; the last hand's
 button did not match the service's; the button is not known at all; a player was seated since
-the last hand."""
+the last hand; the tagged dealer button lies at another seat than the service's."""
 
 
 class PlacingTable(Protocol):

@@ -430,16 +430,19 @@ class HandSession:
             self._void(self.tracker.pending, "duplicate", o.message,
                        [o.card] if o.card else [], evidence)
             return
-        self.out.alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
-                       cards=[o.card, *o.also] if o.card else [],
-                       evidence=evidence if o.index else None)
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
-            self.game.first_card_misdirected(self, o.seat, str(o.expected))
-            # one fault: should the dealer deal on from there, what follows from it is not
-            # each an alert; the next hand is placed from the table (``placement``)
+            # the first card at the wrong seat: one fault, named by its cause (the game's
+            # button or dealer); should the dealer deal on from there, what follows from it
+            # is not each an alert, and the next hand is placed from the table (``placement``)
+            self.game.first_card_misdirected(self, o.seat, str(o.expected),
+                                             [o.card] if o.card else [], evidence)
             self.table.button_disputed()
             if self.doubt is None:
                 self.doubt, self.doubt_told = "the deal began at another seat", True
+            return
+        self.out.alert(o.name, o.rule, o.severity, o.message, seat=o.seat, remedy=o.remedy,
+                       cards=[o.card, *o.also] if o.card else [],
+                       evidence=evidence if o.index else None)
 
     # ------------------------------------------------------------------ chips
     def chips(self, zone: str, value: int, before: int, added: int, ms: int) -> None:

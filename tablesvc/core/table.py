@@ -120,6 +120,7 @@ class TableCore:
         self.disputed = False
         self.newcomers: set[int] = set()  # seated since the last deal: maybe not at the table
         self.sat_out: set[int] = set()  # seated, but the last deal gave them no card
+        self.button_tag: int | None = None  # the seat the tagged dealer button lies at
         self.unverified: set[int] = set()  # seats whose stacks an untracked hand may have changed
         self.zones: dict[str, int] = {}  # chip zone -> value
         self.zone_chips: dict[str, int] = {}  # chips (pieces) last seen in each zone
@@ -344,6 +345,8 @@ class TableCore:
         t, f = frame.type, frame.fields
         hand = self.session
         live = hand is not None and hand.live
+        if t in ("ARR", "DEP") and f[1] == self.s.button_uid:
+            return False  # the dealer button: no card, nothing to wait for
         if t == "DRAW":
             if not live:  # the NEWHAND may be on its way
                 return self.card_draw is None and not self.after_misdeal
@@ -413,13 +416,19 @@ class TableCore:
         if t == "DRAW":
             self._card_out(f[0], f[1] == "U")
         elif t == "ARR":
-            self._arrive(f[0], f[1])
+            if f[1] == self.s.button_uid:
+                self._button_tag(f[0])
+            else:
+                self._arrive(f[0], f[1])
         elif t == "CHIPS":
             self._chips(f[0], f[1], self.out.ms)
         elif t == "BTN":
             self._button(f[0], list(f[1:]))
         elif t == "DEP":
-            if hand is not None and hand.live:
+            if f[1] == self.s.button_uid:
+                if self.button_tag is not None and f[0] == f"S{self.button_tag}":
+                    self.button_tag = None  # lifted: where it lands next is the button
+            elif hand is not None and hand.live:
                 hand.depart(f[0], f[1], self.out.ms)
         elif t == "RET":
             if hand is not None:
@@ -489,6 +498,11 @@ class TableCore:
             self.out.note("warning", "card read in an unknown zone", zone=zone)
             return
         hand.arrive(zone, uid, card, self.out.ms)
+
+    def _button_tag(self, zone: str) -> None:
+        """The dealer button's tag was read in ``zone`` (``[registry.button] uid``): in a
+        seat zone, that seat has the button; anywhere else, where the button is is unknown."""
+        self.button_tag = int(zone[1:]) if seat_zone(zone, self.s.seats) else None
 
     # ------------------------------------------------------------------ chips
     def _zones_unknown(self) -> None:
@@ -617,10 +631,11 @@ class TableCore:
             self.session = None
             return
         expected = self._next_button(seated) if self.button_known else None
+        tag = self.button_tag if self.button_tag in seated else None
         reason: Reason | None = (
             "gap" if gap is not None else "unknown" if expected is None
             else "disputed" if self.disputed else "newcomer" if self.newcomers & set(seated)
-            else None)
+            else "tag" if tag is not None and tag != expected else None)
         if reason is None and expected is not None:
             self._deal_in(seated, expected)
             return
@@ -686,6 +701,12 @@ class TableCore:
         sat_out = [s for s in placement.seated if s not in dealt_in]
         if placement.reason in ("gap", "unknown"):
             self._found(placement, button, dealt_in)
+        elif placement.reason == "tag" and button == expected:
+            self.out.alert(
+                "button_position_error", "SEAT-02", "warning",
+                f"the button lies at seat {self.button_tag}, but the hand was dealt from seat "
+                f"{expected}, where the rotation has it", seat=self.button_tag,
+                remedy=f"move the button to seat {expected}; the hand goes on as dealt")
         elif button != expected and not self._explained(placement, button, sat_out):
             if placement.reason == "disputed":
                 self.out.alert(
@@ -699,7 +720,7 @@ class TableCore:
                 self.out.alert(
                     "button_position_error", "SEAT-02", "warning",
                     f"the hand was dealt from a button at seat {button}; by the rotation it "
-                    f"belongs at seat {expected}: the service follows the table for this hand",
+                    f"belongs at seat {expected}: the service follows the table",
                     seat=button, remedy="move the button to where it belongs before the next "
                     "hand; the hand goes on as dealt")
         if c.gap is not None:

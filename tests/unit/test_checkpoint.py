@@ -226,12 +226,18 @@ def test_a_deck_enrolled_after_the_checkpoint_is_known_once_it_is_loaded(
     enrolled = replace(basis, decks=load_decks(decks))
     uid = next(iter(blue))
 
+    last = {i.src: int(i.frame.split(",")[1]) for i in rest if isinstance(i, FrameIn)}
+
     def alert_for_a_blue_card(b: Basis) -> str:
         _, restored = checkpoint.load(path, b)
         raw = encode(Frame("shoe", seq, "DRAW", (uid, "D"))).decode().rstrip("\r\n")
         events = restored.apply(FrameIn(format_ts(ms), ms, "shoe", raw)).events
         later = ms + 500  # (a frame may wait a moment for what another device saw first)
         events += restored.apply(Tick(format_ts(later), later)).events
+        for n, (device, at) in enumerate(sorted(last.items()), 1):  # their next heartbeats:
+            after = (seq if device == "shoe" else at) + 1  # nothing was lost, the alert stands
+            hb = encode(Frame(device, after, "HB", ("1",))).decode().rstrip("\r\n")
+            events += restored.apply(FrameIn(format_ts(later + n), later + n, device, hb)).events
         return " / ".join(str(e.message) for e in events  # type: ignore[attr-defined]
                           if e.type == "alert")  # type: ignore[attr-defined]
 

@@ -198,19 +198,35 @@ def test_card_of_another_enrolled_deck_is_a_foreign_card_and_hides_its_identity(
     assert detail.FEED == "secure" and detail.cards == [blue[list(blue)[5]]]
 
 
-@pytest.mark.rules("DEAL-02", "SEAT-02")
-def test_wrong_seat_in_the_deal_raises_deal_order_error_naming_the_seat():
+@pytest.mark.rules("SEAT-02")
+def test_the_first_card_at_the_wrong_seat_is_one_alert_naming_the_button_and_the_order():
+    """One fault: the deal began at the wrong seat. SEAT-02 names its cause (the button) and
+    the card out of order (DEAL-02) in one alert, with the card as secure evidence."""
     deck = make_deck()
     core = make_core(deck=deck)
     script = Script()
     events = run(core, [script.frame("console", "BTN", "NEWHAND"),
                         *script.deal(next(iter(deck)), "S3")])
-    alert = next(e for e in events if isinstance(e, ev.Alert) and e.name != "blind_missing")
-    assert (alert.name, alert.seat, alert.rule) == ("deal_order_error", 3, "DEAL-02")
-    button = next(e for e in events if isinstance(e, ev.Alert)
-                  and e.name == "button_position_error")  # SEAT-02: the first card tells
-    assert (button.seat, button.rule) == (3, "SEAT-02")
-    assert "seat 3" in alert.message and "seat 2" in alert.message
+    alerts = [e for e in events if isinstance(e, ev.Alert) and e.name != "blind_missing"
+              and e.severity != "info"]  # (the redress instructions follow, as info)
+    assert [(a.name, a.seat, a.rule) for a in alerts] == [("button_position_error", 3, "SEAT-02")]
+    assert "seat 3" in alerts[0].message and "seat 2" in alerts[0].message
+    assert "DEAL-02" in alerts[0].message
+    detail = next(e for e in events if isinstance(e, ev.AlertDetail) and e.id == alerts[0].id)
+    assert detail.cards == [deck[next(iter(deck))]]
+
+
+@pytest.mark.rules("DEAL-02")
+def test_a_card_at_the_wrong_seat_later_in_the_deal_is_a_deal_order_error():
+    deck = make_deck()
+    uids = iter(deck)
+    core = make_core(deck=deck)
+    script = Script()
+    events = run(core, [script.frame("console", "BTN", "NEWHAND"),
+                        *script.deal(next(uids), "S2"), *script.deal(next(uids), "S1")])
+    alerts = [e for e in events if isinstance(e, ev.Alert) and e.name != "blind_missing"
+              and e.severity != "info"]
+    assert [(a.name, a.seat, a.rule) for a in alerts] == [("deal_order_error", 1, "DEAL-02")]
 
 
 def test_newhand_with_one_player_raises_player_count_alert_and_deals_nothing():

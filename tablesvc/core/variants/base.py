@@ -106,8 +106,10 @@ class Variant:
         del session
         return False
 
-    def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
-        """The first card went to the wrong seat: the dealer misplaced the button."""
+    def first_card_misdirected(self, session: HandView, seat: int, expected: str,
+                               cards: list[str], evidence: dict[str, Any]) -> None:
+        """The first card went to the wrong seat: the dealer misplaced the button. One alert
+        says both (the card is the evidence, on the secure feed)."""
 
     def defect(self, session: HandView, kind: DefectKind, what: str,
                cards: list[str]) -> DefectRuling:

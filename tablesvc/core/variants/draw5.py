@@ -142,12 +142,17 @@ class Draw5(Variant):
                               remedy="the missing antes go in before the players look at their "
                               "cards")
 
-    def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
+    def first_card_misdirected(self, session: HandView, seat: int, expected: str,
+                               cards: list[str], evidence: dict[str, Any]) -> None:
+        """SEAT-09: the first card tells who the dealer thinks he is; a card out of order
+        (DEAL-04) as well: one alert."""
         session.out.alert("dealer_rotation_error", "SEAT-09", "warning",
                           f"the first card went to seat {seat}, but the dealer is seat "
-                          f"{session.table.button}: the deal starts with the seat on his left",
+                          f"{session.table.button}: the deal starts with the seat on his left "
+                          "(a card out of order, DEAL-04)",
                           seat=seat, remedy="redress if no card has been looked at; otherwise "
-                          "the draw redeal rules apply (MISDEAL-16)")
+                          "the draw redeal rules apply (MISDEAL-16)", cards=cards,
+                          evidence=evidence)
 
     def defect(self, session: HandView, kind: DefectKind, what: str,
                cards: list[str]) -> DefectRuling:

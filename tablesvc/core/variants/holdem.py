@@ -82,15 +82,17 @@ class Holdem(Variant):
         assert isinstance(hand, HoldemHand)
         session.monitors["deal"].dealt(hand)
 
-    def first_card_misdirected(self, session: HandView, seat: int, expected: str) -> None:
-        """SEAT-02: the first card tells where the dealer thinks the button is."""
+    def first_card_misdirected(self, session: HandView, seat: int, expected: str,
+                               cards: list[str], evidence: dict[str, Any]) -> None:
+        """SEAT-02: the first card tells where the dealer thinks the button is. It is also a
+        card dealt out of order (DEAL-02): one fault, one alert naming both."""
         session.out.alert("button_position_error", "SEAT-02", "warning",
                           f"the first card went to seat {seat}, but the button is at seat "
                           f"{session.table.button}: the deal should start at seat "
-                          f"{expected.removeprefix('S')}",
+                          f"{expected.removeprefix('S')} (a card out of order, DEAL-02)",
                           seat=seat, remedy="move the button before dealing on; cards dealt "
                           "from the wrong button are redressed, or, while no one has acted, "
-                          "a misdeal (MISDEAL-04)")
+                          "a misdeal (MISDEAL-04)", cards=cards, evidence=evidence)
 
     def defect(self, session: HandView, kind: DefectKind, what: str,
                cards: list[str]) -> DefectRuling:

@@ -23,6 +23,7 @@ it waits for the writer: a backlog to store is no silence.
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import select
 import ssl
@@ -173,6 +174,10 @@ class Intake:
         # life), which changes nothing to store or to show
         self._kept: dict[tuple[str, str], bytes] = {}
         self._keeping: dict[tuple[str, str], bytes] = {}
+        # every group this thread tells (a page, or the answer to an acknowledgement) is
+        # numbered: a page keeps the latest of a group when the answer to its own request
+        # arrives after the table's answers were pushed to it
+        self._told = itertools.count(1)
         self.notify = notify
         self.inbox = Lanes()
         self.connected = threading.Event()
@@ -280,8 +285,7 @@ class Intake:
                                "acknowledged already")
             self._ack_rows(req.table, rows, req.by)
             changed.add((req.table, req.name))
-            return {"acknowledged": len(rows),
-                    "group": self.queries.groups(today(), (req.table, req.name))[0]}
+            return {"acknowledged": len(rows), "group": self._group((req.table, req.name))}
         row = self.queries.alert(req.table, req.seq or 0)
         if row is None:
             raise AckError(f"no alert {req.seq} at table {req.table}")
@@ -375,9 +379,13 @@ class Intake:
 
     def _tell_groups(self, changed: set[Key]) -> None:
         """Each group the batch changed, as the store now has it, to the pages."""
-        day = today()
         for key in sorted(changed):
-            self.notify("group", self.queries.groups(day, key)[0])
+            self.notify("group", self._group(key))
+
+    def _group(self, key: Key) -> dict[str, Any]:
+        """A group as the store has it now, numbered (``v``) in the order this thread read
+        it."""
+        return {**self.queries.groups(today(), key)[0], "v": next(self._told)}
 
     def _superseded(self, received: list[_Received]) -> set[int]:
         """The ``state`` messages of a batch that a later one of the same table replaces.

@@ -277,6 +277,14 @@ function renderQueue() {
   });
 }
 
+// a group as the console read it: never an older reading over a newer one (the answer to our
+// own acknowledgement can come after the table's answers were pushed)
+function setGroup(g) {
+  const had = state.groups.get(g.key);
+  if (had && (had.v || 0) > (g.v || 0)) return;
+  state.groups.set(g.key, g);
+}
+
 function newAlert(a) {
   const k = `${a.tbl}/${a.alert_id}`;
   if (!(k in window.floorStats.received)) window.floorStats.received[k] = Date.now();
@@ -307,7 +315,7 @@ async function acknowledge(g, button) {
       body: JSON.stringify({ table: g.tbl, name: g.name, upto: g.open.upto, by }) });
     const body = await r.json();
     if (!r.ok) throw new Error(body.error || r.statusText);
-    state.groups.set(body.group.key, body.group);
+    setGroup(body.group);
     renderAll();
   } catch (err) {
     button.disabled = false;
@@ -503,7 +511,7 @@ function connect(delay) {
     } else if (msg.kind === "alert") {
       newAlert(msg.alert);  // (its group follows at once)
     } else if (msg.kind === "group") {
-      state.groups.set(msg.group.key, msg.group);
+      setGroup(msg.group);
       renderQueue();  // the queue at once; the tiles and counts with the next grid redraw
       soon();
     } else if (msg.kind === "mqtt") {

@@ -192,14 +192,18 @@ def _held(rec: HandRecord) -> dict[int, tuple[str, ...]]:
 
 
 def soak(variant: str, seed: int, accidents: int, hands: int = 60, max_frames: int = 160,
-         report: Callable[[Verdict], None] | None = None) -> list[Verdict]:
-    """One session of ``hands`` hands with ``accidents`` accidents; the verdicts."""
+         report: Callable[[Verdict], None] | None = None,
+         stack_zones: bool = False) -> list[Verdict]:
+    """One session of ``hands`` hands with ``accidents`` accidents; the verdicts. With
+    ``stack_zones`` the table shows every stack (``[table] stack_zones``)."""
     rng = random.Random(seed)
-    options: dict[str, object] = {"aggression": 0.25, "all_in_share": 0.05}
+    options: dict[str, object] = {"aggression": 0.25, "all_in_share": 0.05,
+                                  "stack_zones": stack_zones}
     if variant == "draw5":  # a draw game needs three players at least (SEAT-10)
         options.update(variant="draw5", ante=25, min_players=3)
     session = Session(SEATS, hands=hands, seed=seed, **options)
-    r = Reader(session, alert_confirm=True)  # as the service runs: alerts are confirmed
+    # as the service runs: alerts are confirmed
+    r = Reader(session, alert_confirm=True, stack_zones=stack_zones)
     planned = plan(session, rng, accidents, max_frames)
     verdicts: list[Verdict] = []
     at = 0

@@ -32,9 +32,10 @@ from tablesvc.core.monitors.base import Monitor
 
 STOPPED = "stopped"
 """The detail of a port the service closed itself, on its way out (drivers.transport)."""
-BURST_MS = 500
+BURST_MS = 100
 """After the process was stopped, what the ports held is read in this time: frames of all
-devices at once, stamped alike, in no order across devices."""
+devices at once (a few kilobytes a port, read in one go each), stamped alike, in no order
+across devices. Short, so that the dealer's next actions are read as they come."""
 CARD_READERS = frozenset({"shoe", "cards"})
 """Device kinds that see the cards: while one of them reads, no hand is dealt unseen."""
 GROUP_MS = 1200

@@ -207,6 +207,14 @@ class Ledger:
         self.carried += more
         self.antes += more
 
+    def paid_before(self, seat: int) -> int:
+        """What the seat put in the pot before this round: its ante and earlier rounds'
+        bets (what lies in its bet zone now is this round's)."""
+        this_round = self.round.contributed.get(seat, 0) if self.round is not None else 0
+        antes = sum(h.amount for h in self.history
+                    if isinstance(h, Posted) and h.seat == seat and h.action == "post_ante")
+        return self.contributed.get(seat, 0) - this_round + antes
+
     def learned(self) -> set[int]:
         """Seats whose stacks nobody had counted and this hand showed exactly: all-in for a
         call, a raise or a blind of less (what they won is their stack now)."""

@@ -52,6 +52,7 @@ from tablesvc.core.physical_order import PhysicalOrder
 from tablesvc.core.placement import Placement, Reason
 from tablesvc.core.session import HandSession, is_card_zone
 from tablesvc.core.settings import Player, TableSettings, seat_zone
+from tablesvc.core.stacks import StackZones, stack_zone
 from tablesvc.core.untracked import DeferredAlert, UntrackedHand
 from tablesvc.core.variants import variant_for
 
@@ -121,6 +122,8 @@ class TableCore:
         self.newcomers: set[int] = set()  # seated since the last deal: maybe not at the table
         self.sat_out: set[int] = set()  # seated, but the last deal gave them no card
         self.button_tag: int | None = None  # the seat the tagged dealer button lies at
+        # the players' stacks as the table shows them, where it has stack zones
+        self.stacks = StackZones(self.out) if settings.stack_zones else None
         self.unverified: set[int] = set()  # seats whose stacks an untracked hand may have changed
         self.zones: dict[str, int] = {}  # chip zone -> value
         self.zone_chips: dict[str, int] = {}  # chips (pieces) last seen in each zone
@@ -170,6 +173,8 @@ class TableCore:
             self.health.expire(ms)
         if self.continuity.pending:
             self.continuity.expire(ms)
+        if self.stacks is not None and self.stacks.excess:
+            self.stacks.expire(ms, self._held_in_hand())
         if self.session is not None:
             self.session.expire(ms)
         if isinstance(inp, FrameIn):
@@ -254,6 +259,8 @@ class TableCore:
         if (t := self.order.deadline()) is not None:
             times.append(t)
         if (t := self.continuity.deadline()) is not None:
+            times.append(t)
+        if self.stacks is not None and (t := self.stacks.deadline()) is not None:
             times.append(t)
         return min(times) if times else None
 
@@ -510,6 +517,8 @@ class TableCore:
         before is no baseline (bets gathered or handed back unseen are no withdrawal)."""
         self.zones.clear()
         self.zone_chips.clear()
+        if self.stacks is not None:
+            self.stacks.unknown()
 
     def _inventory(self, uids: str) -> tuple[int, int, int]:
         """A chip zone's inventory: (its value, chips not in the registry, pieces).
@@ -545,8 +554,57 @@ class TableCore:
         self.zones[zone] = value
         pieces_before = self.zone_chips.get(zone, 0)
         self.zone_chips[zone] = pieces
+        seat = stack_zone(zone)
+        if seat is not None:  # a player's stack: the table's, not the hand's
+            self._stack_zone(seat, value, ms)
+            return
         if self.session is not None:
             self.session.chips(zone, value, before, pieces - pieces_before, ms)
+        if self.stacks is not None and zone.startswith("B") and zone[1:].isdigit():
+            self._stack_zone(int(zone[1:]), None, ms)  # a bet is the stack's too
+
+    # ------------------------------------------------------------------ stacks
+    def _stack_zone(self, seat: int, value: int | None, ms: int) -> None:
+        """A stack zone's inventory (``value``), or a bet zone's change (None): while a hand
+        is followed, a seat's chips may only go down until the pots are pushed (BET-23)."""
+        stacks = self.stacks
+        if stacks is None:
+            return
+        if value is not None:
+            stacks.reported(seat, value)
+        held = self._held_in_hand().get(seat)
+        if held is not None:
+            stacks.in_hand(seat, held[0], held[1], ms)
+
+    def _held_in_hand(self) -> dict[int, tuple[int, int]]:
+        """For each seat of the hand followed now whose stack is known: (its chips in the hand
+        now, its stack at the start): empty once the pots are decided, when pushes come."""
+        hand = self.session
+        stacks = self.stacks
+        if stacks is None or not isinstance(hand, HandSession) or not hand.live:
+            return {}
+        ledger = hand.ledger
+        if ledger.settled is not None or ledger.checked_out is not None:
+            return {}
+        zones = self.zones
+        return {s: (stacks.value.get(s, 0) + zones.get(f"B{s}", 0) + ledger.paid_before(s),
+                    ledger.start_stacks[s])
+                for s in ledger.order if s in stacks.fresh and s not in ledger.unverified}
+
+    def _read_stacks(self, seats: list[int], antes: dict[int, int] | None = None) -> list[int]:
+        """The stacks the table shows for ``seats`` (``stacks``): learned or checked. At a
+        NEWHAND nothing is in yet but a blind put out early; a hand placed after its first
+        round has its antes in the pot too (``antes``)."""
+        if self.stacks is None:
+            return []
+        bets = {s: self.zones.get(f"B{s}", 0) for s in seats}
+        game = variant_for(self.s)
+        # after a gap the service may have missed what changed a stack: the table's figure
+        # is learned, not held against the service's
+        doubtful = set(seats) if self.continuity.gap is not None else set()
+        return self.stacks.read(self.players, self.unverified, seats,
+                                self.stacks.shown(seats, bets, antes), game.removal_severity,
+                                game.buys_between_games, doubtful)
 
     # ------------------------------------------------------------------ console
     def _button(self, name: str, args: list[str]) -> None:
@@ -623,6 +681,11 @@ class TableCore:
         if previous is not None and gap is None:
             previous.collected()  # BURN-08: only a collection the service saw is counted
         self.continuity.new_hand()
+        if self.stacks is not None:
+            self.stacks.hand_over()
+            present = self._seated()
+            self._read_stacks(present)  # the table tells every stack (stack zones)
+            self.eliminate(tuple(present))  # a stack zone that is empty: that player is out
         seated = self._seated()
         if len(seated) < 2:
             self.out.alert("player_count_out_of_range", "TABLE-00", "warning",
@@ -699,6 +762,8 @@ class TableCore:
         c = self.continuity
         expected = placement.expected
         sat_out = [s for s in placement.seated if s not in dealt_in]
+        if self.stacks is not None and (c.gap is not None or self.unverified & set(dealt_in)):
+            self._read_stacks(dealt_in, self._antes_paid(dealt_in))
         if placement.reason in ("gap", "unknown"):
             self._found(placement, button, dealt_in)
         elif placement.reason == "tag" and button == expected:
@@ -753,6 +818,17 @@ class TableCore:
         later = [s for s in present if s > start]
         return button == (later[0] if later else present[0])
 
+    def _antes_paid(self, dealt_in: list[int]) -> dict[int, int]:
+        """What each seat dealt in has put in the pot as its ante by the end of the first
+        round (``dealt_in`` in deal order: the big blind second, first heads-up)."""
+        s = self.s
+        if not s.ante:
+            return {}
+        if s.ante_mode == "each":
+            return dict.fromkeys(dealt_in, s.ante)
+        bb = dealt_in[0] if len(dealt_in) == 2 else dealt_in[1]
+        return {bb: s.ante}
+
     def _found(self, placement: Placement, button: int, dealt_in: list[int]) -> None:
         """After a gap the table's evidence wins: one ``button_found`` (info), and the stacks
         a hand dealt unseen may have changed are no longer taken as known."""
@@ -769,7 +845,9 @@ class TableCore:
         missed = expected is None or expected != button
         stacks = ""
         if c.hands_unseen and not (self.hand_no == 0 and not missed):
-            doubtful = [s for s in dealt_in if s not in c.counted]  # a count after it stands
+            # a count after the gap stands, and so does what the stack zones showed
+            shown = self.stacks.fresh if self.stacks is not None else set()
+            doubtful = [s for s in dealt_in if s not in c.counted and s not in shown]
             newly = [s for s in doubtful if s not in self.unverified]
             self.unverified.update(doubtful)
             if newly:

@@ -62,6 +62,8 @@ class Variant:
     misdeal_window: ClassVar[bool]  # the first voluntary action ends the misdeal window
     folds_recoverable: ClassVar[bool]  # a folded hand never mucked may come back (SHOW-07)
     carries_pot: ClassVar[bool] = False  # a game without a winner leaves its pot (POT-10)
+    removal_severity: ClassVar[str] = "critical"  # chips taken from the table (TABLE-06)
+    buys_between_games: ClassVar[bool] = False  # chips may be bought after a game (TABLE-08)
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {}
     BUTTONS: ClassVar[frozenset[str]] = frozenset()  # console buttons of this game
 

@@ -43,6 +43,8 @@ class Draw5(Variant):
     misdeal_window: ClassVar[bool] = False
     folds_recoverable: ClassVar[bool] = False
     carries_pot: ClassVar[bool] = True
+    removal_severity: ClassVar[str] = "warning"  # TABLE-10: a warning in draw
+    buys_between_games: ClassVar[bool] = True  # TABLE-08: from the banker, after a game
     BUTTONS: ClassVar[frozenset[str]] = frozenset({"DRAW", "CARDS_VIEWED", "SHUFFLE_ERROR"})
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "SEAT-07": ("ante_missing",),

@@ -5,14 +5,19 @@ paho subscriber. Which path recovery took is read from the service's log (never 
 took); what the devices sent is checked against what the subscriber got and against a replay
 of the journal.
 
-A recovery long enough to deal a hand during it is made by appending ticks to the journal
-while the service is stopped (a journal is JSON lines anyone may write, DESIGN §7): the
-restarted service must replay them, and the devices deal meanwhile.
+A recovery that lasts as long as a test needs is held from outside, without a hook in the
+service: the newest checkpoint file is a named pipe (``HeldRecovery``). Recovery reads the newest
+checkpoint first, with the ports already open, so it waits on the pipe, journalling whatever
+the devices send, until the test lets it go on: no test counts on the machine being slow
+enough for a hand to be dealt during a replay.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,17 +27,13 @@ import pytest
 from simulators.table import HandRecord
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
-from tablesvc.core.inputs import input_from_record
+from tablesvc.pipeline.checkpoint import listing
 from tablesvc.pipeline.journal import list_segments, read_journal, whole_end
 from tests.conftest import ServiceProcess, Subscriber
 from tests.integration.conftest import PLAYERS, PREFIX, SECURE, all_devices_online, start_service
 from tests.integration.test_e2e import assert_contiguous, replay
 
 pytestmark = pytest.mark.integration
-
-PADDING = 250_000
-"""Ticks appended to the journal: several seconds of replay, long enough to deal a hand in."""
-
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[VirtualTableRig]:
@@ -63,36 +64,69 @@ def hands_ended(sub: Subscriber) -> int:
     return sum(1 for e in sub.events() if e["type"] == "hand_ended")
 
 
-def pad_journal(store: Path, ticks: int) -> int:
-    """Append ``ticks`` ticks stamped like the journal's last record; returns where they end."""
-    _, path = list_segments(store / "journal")[-1]
-    end = whole_end(path)
-    last = list(read_journal(path))[-1]
-    line = json.dumps({"ts": last.ts, "src": "tick"}).encode() + b"\n"
-    assert input_from_record(json.loads(line)).ts == last.ts
-    with open(path, "r+b") as f:
-        f.seek(end)
-        f.write(line * ticks)
-    return end + len(line) * ticks
+class HeldRecovery:
+    """The newest checkpoint file made a named pipe that gives its bytes only when the test
+    says so: a starting service reads the newest checkpoint first, its ports open, and waits
+    on the pipe until ``release`` hands it the real checkpoint; it then recovers as usual.
+    What the devices send meanwhile is journalled and applied after the recovery, which is
+    what the tests below look at."""
+
+    def __init__(self, store: Path) -> None:
+        (_, self.path), *_ = reversed(listing(store / "checkpoints"))
+        self.content = self.path.read_bytes()
+        self.path.unlink()
+        os.mkfifo(self.path, 0o600)
+        self.writer: int | None = None
+
+    def reached(self) -> bool:
+        """The service is reading the pipe: its recovery is held."""
+        if self.writer is None:
+            try:
+                self.writer = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:  # ENXIO: nobody reads it yet
+                    raise
+        return self.writer is not None
+
+    def release(self) -> None:
+        """Let the recovery go on with the real checkpoint (a service killed meanwhile reads
+        nothing), and put the checkpoint file back as it was."""
+        if self.writer is not None:
+            os.set_blocking(self.writer, True)
+            with contextlib.suppress(BrokenPipeError):
+                view = memoryview(self.content)
+                while view:
+                    view = view[os.write(self.writer, view):]
+            os.close(self.writer)
+            self.writer = None
+        if not self.path.is_file():
+            back = self.path.with_suffix(".back")
+            back.write_bytes(self.content)
+            back.chmod(0o600)
+            os.replace(back, self.path)
 
 
-def recovering_on_a_long_journal(
+@contextlib.contextmanager
+def recovering_held(
         tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig, sub: Subscriber,
         service_factory: Callable[[Path], ServiceProcess],
-) -> tuple[Path, ServiceProcess, int, int]:
-    """One hand dealt and a clean stop; the journal padded so that replaying it takes several
-    seconds; the service started again and seen to begin recovering. Returns the config, the
-    recovering service, where its log lines begin and where the padding ends."""
+) -> Iterator[tuple[Path, ServiceProcess, int, HeldRecovery]]:
+    """One hand dealt and a clean stop; the service started again, its ports open and its
+    recovery held (``HeldRecovery``). Yields the config, the recovering service, where its log
+    lines begin and the hold (released on the way out at the latest)."""
     cfg, svc = start_service(tmp_path, rig, broker, service_factory, sub)
     rig.table.play_hand()
     wait_until(lambda: hands_ended(sub) == 1, 20, "the first hand")
     assert svc.stop() == 0
-    padded_to = pad_journal(tmp_path / "store", PADDING)
+    held = HeldRecovery(tmp_path / "store")
     mark = len(svc.logs())  # the services of one table share a log file
     svc2 = service_factory(cfg)
     svc2.start()
-    wait_until(lambda: logged(svc2, "recovering", mark), 30, "recovery to begin")
-    return cfg, svc2, mark, padded_to
+    try:
+        wait_until(held.reached, 30, "the restarted service to begin recovering")
+        yield cfg, svc2, mark, held
+    finally:
+        held.release()
 
 
 def dealt_cleanly(sub: Subscriber, hand: int, record: HandRecord) -> None:
@@ -150,14 +184,18 @@ def test_frames_sent_while_the_service_recovers_are_journalled_and_processed(
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    cfg, svc2, mark, _ = recovering_on_a_long_journal(tmp_path, broker, rig, sub,
-                                                      service_factory)
-    assert len(logged(svc2, "port open", mark)) == 4  # opened before recovery began
-    dropped = {n: ep.dropped for n, ep in rig.endpoints.items()}  # while no service ran
-    record = rig.table.play_hand()  # the dealer does not wait for the box
-    assert not logged(svc2, "state recovered", mark), "recovery ended before the hand was " \
-        "dealt: make PADDING longer"
-    wait_until(lambda: logged(svc2, "live", mark), 120, "the service to go live")
+    with recovering_held(tmp_path, broker, rig, sub, service_factory) as (cfg, svc2, mark,
+                                                                          held):
+        assert len(logged(svc2, "port open", mark)) == 4  # opened before recovery began
+        dropped = {n: ep.dropped for n, ep in rig.endpoints.items()}  # while no service ran
+        since = whole_end(list_segments(tmp_path / "store" / "journal")[-1][1])
+        record = rig.table.play_hand()  # the dealer does not wait for the box
+        wait_until(lambda: all_journalled(tmp_path, rig, since), 30,
+                   "the hand's frames journalled")
+        assert not logged(svc2, "live", mark), "the held recovery went on: is the newest " \
+            "checkpoint file still read first?"
+        held.release()
+        wait_until(lambda: logged(svc2, "live", mark), 120, "the service to go live")
     wait_until(lambda: hands_ended(sub) == 2, 30, "the hand dealt during recovery to arrive")
     unheard = {n: ep.dropped - dropped[n] for n, ep in rig.endpoints.items()}
     assert svc2.stop() == 0
@@ -169,29 +207,34 @@ def test_frames_sent_while_the_service_recovers_are_journalled_and_processed(
     same_as_replay(sub, cfg)
 
 
+def all_journalled(tmp_path: Path, rig: VirtualTableRig, since: int) -> bool:
+    """The last frame each device sent is in the journal after byte ``since`` of its last
+    segment (where the restart began: the devices number their frames from 0 again after
+    it): everything the devices sent before it is too."""
+    segment = list_segments(tmp_path / "store" / "journal")[-1][1]
+    with open(segment, "rb") as f:
+        f.seek(since)
+        journalled = f.read(max(0, whole_end(segment) - since))
+    return all(f'"frame": "${n},{d.last_seq},'.encode() in journalled
+               for n, d in rig.devices.items())
+
+
 def test_sigkill_during_recovery_loses_none_of_the_frames_that_arrived_meanwhile(
         tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
     sub = subscriber_factory(f"{PREFIX}/#")
-    cfg, svc2, mark, padded_to = recovering_on_a_long_journal(tmp_path, broker, rig, sub,
-                                                              service_factory)
-    segment = list_segments(tmp_path / "store" / "journal")[-1][1]
-
-    def journalled_since_padding() -> bytes:
-        with open(segment, "rb") as f:
-            f.seek(padded_to)
-            return f.read(whole_end(segment) - padded_to)
-
-    record = rig.table.play_hand()
-    # every frame of the hand journalled: the last one each device sent is in the journal
-    # (bytes still on their way when a process dies are lost with it, for any service)
-    last = {n: f'"frame": "${n},{d.last_seq},'.encode() for n, d in rig.devices.items()}
-    wait_until(lambda: all(tag in journalled_since_padding() for tag in last.values()), 30,
-               "the hand's frames in the journal")
-    assert not logged(svc2, "state recovered", mark), "recovery ended before the kill: " \
-        "make PADDING longer"
-    svc2.kill()
+    with recovering_held(tmp_path, broker, rig, sub, service_factory) as (cfg, svc2, mark, _):
+        segment = list_segments(tmp_path / "store" / "journal")[-1][1]
+        since = whole_end(segment)
+        record = rig.table.play_hand()
+        # every frame of the hand journalled: the last one each device sent is in the journal
+        # (bytes still on their way when a process dies are lost with it, for any service)
+        wait_until(lambda: all_journalled(tmp_path, rig, since), 30,
+                   "the hand's frames in the journal")
+        assert not logged(svc2, "state recovered", mark), "the held recovery went on: is " \
+            "the newest checkpoint file still read first?"
+        svc2.kill()
 
     mark = len(svc2.logs())
     svc3 = service_factory(cfg)
@@ -207,14 +250,17 @@ def test_a_stop_asked_for_while_the_service_recovers_is_a_clean_stop_once_it_has
         tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
         subscriber_factory: Callable[[str], Subscriber],
         service_factory: Callable[[Path], ServiceProcess]) -> None:
-    """systemd stops the unit (SIGTERM) while a restart is still replaying the journal: the
-    service finishes recovering, goes live and stops as on any other stop, exit status 0
-    and nothing of the journal lost, instead of dying by the signal half-way."""
+    """systemd stops the unit (SIGTERM) while a restart is still recovering: the service
+    finishes recovering, goes live and stops as on any other stop, exit status 0 and nothing
+    of the journal lost, instead of dying by the signal half-way."""
     sub = subscriber_factory(f"{PREFIX}/#")
-    _, svc2, mark, end = recovering_on_a_long_journal(tmp_path, broker, rig, sub,
-                                                      service_factory)
-    assert not logged(svc2, "live", mark)
-    assert svc2.stop() == 0
+    with recovering_held(tmp_path, broker, rig, sub, service_factory) as (_, svc2, mark,
+                                                                          held):
+        _, path = list_segments(tmp_path / "store" / "journal")[-1]
+        end = whole_end(path)
+        assert svc2.proc is not None
+        svc2.proc.terminate()  # SIGTERM, as systemctl stop, while the recovery is held
+        held.release()
+        assert svc2.proc.wait(30) == 0
     assert logged(svc2, "live", mark)  # it finished what it had begun
-    _, path = list_segments(tmp_path / "store" / "journal")[-1]
-    assert whole_end(path) >= end  # the padding replayed is still all there
+    assert whole_end(path) >= end  # what was journalled before the stop is still all there

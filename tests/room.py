@@ -60,8 +60,15 @@ class Session:
 class Reader:
     """A core reading a session the way the service does, a test doing the room's part."""
 
-    def __init__(self, session: Session, step_ms: int = 40, **settings: Any) -> None:
+    def __init__(self, session: Session, step_ms: int = 40, refresh_ms: int = 0,
+                 **settings: Any) -> None:
+        """``refresh_ms``: the chip reader sends every zone's inventory again this often (a
+        real one does at least every 2 s: after a gap that is how zones become known again);
+        0: only changes, as the recorded session has them."""
         self.session = session
+        self.refresh_ms = refresh_ms
+        self.inventories: dict[str, str] = {}  # chip zone -> its last inventory
+        self.refreshed = T0
         s = TableSettings(venue="room", table="t", devices=dict(DEVICES),
                           small_blind=session.table.small_blind,
                           big_blind=session.table.big_blind, ante=session.table.ante,
@@ -98,10 +105,16 @@ class Reader:
         while True:
             deadline = None if self.dead else self.core.next_deadline()
             beat = min((t + 1000 for t in self.last_seen.values()), default=None)
-            due = min((t for t in (deadline, beat) if t is not None), default=None)
+            refresh = self.refreshed + self.refresh_ms if self.refresh_ms else None
+            due = min((t for t in (deadline, beat, refresh) if t is not None), default=None)
             if due is None or due > ms:
                 break
-            if beat is not None and due == beat:
+            if refresh is not None and due == refresh:
+                self.refreshed = refresh
+                for zone, uids in sorted(self.inventories.items()):
+                    self._send("chips", "CHIPS", (zone, uids), refresh,
+                               lost="chips" in self.silent)
+            elif beat is not None and due == beat:
                 dev = min(self.last_seen, key=lambda d: self.last_seen[d])
                 self._send(dev, "HB", ("1",), beat, lost=dev in self.silent)
             else:
@@ -111,6 +124,8 @@ class Reader:
     def _send(self, dev: str, ftype: str, fields: tuple[str, ...], ms: int,
               lost: bool = False) -> None:
         """The device sends a frame with its next seq; a lost one never arrives."""
+        if ftype == "CHIPS":
+            self.inventories[fields[0]] = fields[1] if len(fields) > 1 else ""
         seq = self.seqs[dev] = (self.seqs.get(dev, -1) + 1) % 65536
         if ftype == "HELLO":
             seq = self.seqs[dev] = 0
@@ -233,9 +248,9 @@ class Reader:
         self._send(dev, "HELLO", (f"{dev.upper()}-1", "1.0", "TSP1"), self.ms)
         return self.events[start:]
 
-    def command(self, name: str, **body: Any) -> Any:
+    def command(self, command: str, /, **body: Any) -> Any:
         self.ms += self.step_ms
-        self.apply(Command(format_ts(self.ms), self.ms, name, body))
+        self.apply(Command(format_ts(self.ms), self.ms, command, body))
         return self.replies[-1]
 
     # ------------------------------------------------------------------ what came out

@@ -203,7 +203,7 @@ def soak(variant: str, seed: int, accidents: int, hands: int = 60, max_frames: i
         options.update(variant="draw5", ante=25, min_players=3)
     session = Session(SEATS, hands=hands, seed=seed, **options)
     # as the service runs: alerts are confirmed
-    r = Reader(session, alert_confirm=True, stack_zones=stack_zones)
+    r = Reader(session, alert_confirm=True, stack_zones=stack_zones, refresh_ms=2000)
     planned = plan(session, rng, accidents, max_frames)
     verdicts: list[Verdict] = []
     at = 0

@@ -32,7 +32,7 @@ from tablesvc.core.monitors.base import Monitor
 
 STOPPED = "stopped"
 """The detail of a port the service closed itself, on its way out (drivers.transport)."""
-BURST_MS = 100
+BURST_MS = 30
 """After the process was stopped, what the ports held is read in this time: frames of all
 devices at once (a few kilobytes a port, read in one go each), stamped alike, in no order
 across devices. Short, so that the dealer's next actions are read as they come."""

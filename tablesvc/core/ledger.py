@@ -124,6 +124,8 @@ class Ledger:
     late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
     unverified: frozenset[int] = frozenset()  # seats whose stacks are not known exactly
     deemed: set[int] = field(default_factory=set)  # ... taken as all-in when the table dealt on
+    dealt: bool = True  # the first card has left the shoe (a session clears it at NEWHAND)
+    predeal: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> (value, ms)
 
     def __post_init__(self) -> None:
         self.start_stacks = dict(self.stacks)
@@ -153,6 +155,20 @@ class Ledger:
         if self.heads_up:
             return self.order[1], self.order[0]
         return self.order[0], self.order[1]
+
+    def deal_begins(self, book: bool = True) -> list[LedgerOutcome]:
+        """The first card left the shoe: betting may begin. What the bet zones showed
+        before it is read now, in order (``book``), or set aside (the hand was dealt from
+        another button than the service's: those chips were that button's blinds)."""
+        self.dealt = True
+        held, self.predeal = self.predeal, {}
+        out: list[LedgerOutcome] = []
+        if book:
+            for seat, (value, ms) in held.items():
+                out += self.bet_zone(seat, value, ms)
+        else:
+            self.zone.update({seat: value for seat, (value, _) in held.items()})
+        return out
 
     def _only_posted(self, seat: int, current: int) -> bool:
         """The seat's chips in this round are its blind, and it has not acted yet."""
@@ -274,7 +290,13 @@ class Ledger:
 
     # ------------------------------------------------------------------ what the sensors saw
     def bet_zone(self, seat: int, value: int, ms: int) -> list[LedgerOutcome]:
-        """A new inventory of seat's bet zone: its round total, once final."""
+        """A new inventory of seat's bet zone: its round total, once final. Before the first
+        card nobody acts: chips that are not the seat's posted forced bet wait for the deal
+        (``predeal``), where the button they show is judged first (``deal_begins``)."""
+        if not self.dealt and self.round is not None and self.street == self.plan.first_street:
+            if value != self.round.contributed.get(seat, 0) or seat in self.predeal:
+                self.predeal[seat] = (value, ms)
+                return []
         previous = self.zone.get(seat, 0)
         self.zone[seat] = value
         self.now = max(self.now, ms)

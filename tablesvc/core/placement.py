@@ -36,7 +36,8 @@ arguments (data, not closures: a placement is pickled with the table at a checkp
 Reason = Literal["gap", "disputed", "unknown", "newcomer", "tag"]
 """Why the hand is placed from the table: a gap in what the service saw; the last hand's
 button did not match the service's; the button is not known at all; a player was seated since
-the last hand; the tagged dealer button lies at another seat than the service's."""
+the last hand, or has a stack nobody counted (he may have busted); the tagged dealer button
+lies at another seat than the service's."""
 
 
 class PlacingTable(Protocol):

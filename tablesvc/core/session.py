@@ -92,6 +92,7 @@ class HandSession:
         self.void = False  # a defective deck voided the hand: a void hand takes over
         self.doubt: str | None = None  # frames were lost in this hand: why it may be wrong
         self.doubt_told = False  # ... by a device the floor was told went away
+        self.button_moved = False  # the blinds showed the hand dealt from another button
 
     # ------------------------------------------------------------------ life
     @property
@@ -107,6 +108,7 @@ class HandSession:
         """Announce the hand and post its forced bets (a blind seat whose stack is not known
         and that shows less than its blind has posted all it had)."""
         ledger = self.ledger
+        ledger.dealt = False  # nobody acts before the first card (``_deal_begins``)
         if ledger.unverified:
             zones = self.table.zones
             ledger.short_blinds({s: zones.get(f"B{s}", 0) for s in ledger.unverified})
@@ -328,8 +330,7 @@ class HandSession:
         self.money(self.ledger.finalize())  # a card from the deck ends any bet in motion
         self._run_out()
         if hand.next_index == 1:
-            self.window_open = True  # the deal begins: the misdeal window opens
-            self.game.first_card(self)
+            self._deal_begins()
         self.outcomes(hand.card_out(uid, card, face_up))
         if hand.pending == uid:
             self.out_since = (uid, ms)
@@ -344,11 +345,28 @@ class HandSession:
         ledger = self.ledger
         self.money(ledger.finalize())
         if hand.cards.get(uid) is None:
+            if hand.next_index == 1 and zone != "MUCK":
+                self._deal_begins()  # no shoe: the first card's read is the deal's start
             self._run_out()  # no shoe: the card's first read is its deal
         self.outcomes(hand.arrive(
             zone, uid, card, betting_over=ledger.betting_over(),
             bb_option_pending=ledger.bb_option_pending(), ms=ms,
             fold_possible=self._fold_possible(zone, uid)))
+
+    def _deal_begins(self) -> None:
+        """The first card leaves the shoe: the misdeal window opens, the game checks the
+        forced bets (which may show the hand dealt from another button: one alert, and the
+        chips put out for that button are not actions), and betting may begin."""
+        if self.ledger.dealt:
+            return
+        self.window_open = True
+        other = self.game.first_card(self)
+        if other is not None:
+            self.button_moved = True
+            self.table.button_disputed()
+            if self.doubt is None:
+                self.doubt, self.doubt_told = "the hand is dealt from another button", True
+        self.money(self.ledger.deal_begins(book=other is None))
 
     def _run_out(self) -> None:
         """The deck is dealt on while a round is open: seats whose stacks are not known and
@@ -430,6 +448,9 @@ class HandSession:
             self._void(self.tracker.pending, "duplicate", o.message,
                        [o.card] if o.card else [], evidence)
             return
+        if o.name == "deal_order_error" and o.index == 1 and o.seat is not None \
+                and self.button_moved:
+            return  # the blinds already told where the dealer's button is: the same fault
         if o.name == "deal_order_error" and o.index == 1 and o.seat is not None:
             # the first card at the wrong seat: one fault, named by its cause (the game's
             # button or dealer); should the dealer deal on from there, what follows from it

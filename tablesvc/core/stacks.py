@@ -147,7 +147,7 @@ class StackZones(Monitor):
         """Seat's chips in the hand (stack zone, bet zone, paid in) are ``held``; it began
         with ``start``. More than that once still for ``SETTLE_MS`` is chips brought in."""
         if held > start and seat not in self.told:
-            self.excess.setdefault(seat, ms)
+            self.excess[seat] = ms  # judged once its zones have been still for SETTLE_MS
         else:
             self.excess.pop(seat, None)
 

@@ -697,7 +697,8 @@ class TableCore:
         tag = self.button_tag if self.button_tag in seated else None
         reason: Reason | None = (
             "gap" if gap is not None else "unknown" if expected is None
-            else "disputed" if self.disputed else "newcomer" if self.newcomers & set(seated)
+            else "disputed" if self.disputed
+            else "newcomer" if (self.newcomers | self.unverified) & set(seated)
             else "tag" if tag is not None and tag != expected else None)
         if reason is None and expected is not None:
             self._deal_in(seated, expected)
@@ -793,8 +794,8 @@ class TableCore:
         self.disputed = False
         c.placed()
         self.button_known = True
-        for seat in [s for s in sat_out if self.players[s].stack == 0]:
-            self._eliminated(seat)  # not dealt in, and no chips the service knows of
+        for seat in [s for s in sat_out if self.players[s].stack == 0 or s in self.unverified]:
+            self._eliminated(seat)  # not dealt in, and no chips the service can vouch for
         sat_out = [s for s in sat_out if s in self.players]
         if sat_out:
             self.sat_out.update(sat_out)
@@ -853,7 +854,7 @@ class TableCore:
             if newly:
                 stacks = ("; the stacks are unverified until the floor counts them "
                           "(cmd/stacks)")
-                if missed and not c.telling:
+                if missed and not c.telling and self.stacks is None:  # zones will tell
                     c.told()
                     self.out.alert(
                         "stacks_unverified", "TABLE-00", "warning",

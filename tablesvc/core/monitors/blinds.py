@@ -70,3 +70,20 @@ def posted_blinds(ledger: Ledger) -> dict[int, int]:
     """Seat -> the blind the service posted for it in this hand."""
     return {o.seat: o.amount for o in ledger.history
             if isinstance(o, Posted) and o.action != "post_ante"}
+
+
+def blinds_button(ledger: Ledger, zones: Mapping[str, int]) -> int | None:
+    """The button the bet zones show: exactly two seats of the hand hold chips, the small
+    blind and, next clockwise, the big blind (heads-up the small blind is the button); the
+    button is the seat before the small blind. None when the zones show no such pair."""
+    order = ledger.order  # s_1..s_N, the button last
+    betting = [s for s in order if zones.get(f"B{s}", 0) > 0]
+    if len(betting) != 2:
+        return None
+    ring = list(order)
+    for sb in betting:
+        bb = ring[(ring.index(sb) + 1) % len(ring)]
+        if bb in betting and zones[f"B{sb}"] == ledger.small_blind \
+                and zones[f"B{bb}"] == ledger.big_blind:
+            return sb if len(ring) == 2 else ring[ring.index(sb) - 1]
+    return None

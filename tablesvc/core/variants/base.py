@@ -88,8 +88,11 @@ class Variant:
         return {}
 
     # --- the deal -------------------------------------------------------------------
-    def first_card(self, session: HandView) -> None:
-        """The first card left the shoe: check the forced bets."""
+    def first_card(self, session: HandView) -> int | None:
+        """The first card left the shoe: check the forced bets. Returns the seat of the
+        button they show when that is not the hand's (one alert said so), else None."""
+        del session
+        return None
 
     def dealt(self, session: HandView) -> None:
         """A card reached a seat."""

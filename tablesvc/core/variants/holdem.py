@@ -13,7 +13,7 @@ from tablesvc.core.emitter import Emitter
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.holdem import HOLE_CARDS, HoldemHand
 from tablesvc.core.ledger import Ledger
-from tablesvc.core.monitors.blinds import Blinds, posted_blinds
+from tablesvc.core.monitors.blinds import Blinds, blinds_button, posted_blinds
 from tablesvc.core.monitors.deal_completion import WORDS, DealCompletion
 from tablesvc.core.settings import Player
 from tablesvc.core.tracker import Tracker
@@ -74,8 +74,24 @@ class Holdem(Variant):
         return any(zones.get(f"B{seat}", 0) < amount
                    for seat, amount in posted_blinds(ledger).items())
 
-    def first_card(self, session: HandView) -> None:
-        session.monitors["blinds"].first_card(session.ledger, session.table.zones)
+    def first_card(self, session: HandView) -> int | None:
+        """SEAT-02/03: the blinds in the bet zones. When they are exactly another button's
+        blinds, the dealer dealt from that button: one alert says so, not a blind missing
+        here and one in the wrong seat there."""
+        ledger, zones = session.ledger, session.table.zones
+        other = blinds_button(ledger, zones)
+        if other is not None and other != ledger.button:
+            sb, bb = ledger.blind_seats
+            session.out.alert(
+                "button_position_error", "SEAT-02", "warning",
+                f"the blinds are in the bet zones of the seats after seat {other}: the hand is "
+                f"dealt from a button at seat {other}, but the button is at seat "
+                f"{ledger.button} (blinds {sb} and {bb})", seat=other,
+                remedy="move the button before dealing on; the blinds go to the right seats; "
+                "while no one has acted a misdeal is possible (MISDEAL-04)")
+            return other
+        session.monitors["blinds"].first_card(ledger, zones)
+        return None
 
     def dealt(self, session: HandView) -> None:
         hand = session.tracker

@@ -1,11 +1,11 @@
 """The operator's accidents, end to end: at most the hand they hit is untracked, then exact again.
 
-Virtual devices on ptys, ``tablesvc run`` as its own process, mosquitto, a paho subscriber:
-the service is killed so that the dealer's NEWHAND falls into the outage, all four devices
-restart mid-hand (one alert naming them all), the card antennas' cable is pulled for ten seconds mid-hand, and the
-simulator deals before the service has started. In each the floor's ``alerts`` feed gets
-exactly the alerts the accident is worth (and no info alert), at most the hand it hit is
-untracked, and every later hand ends with the virtual table's board and, after the floor's
+Virtual devices on ptys, ``tablesvc run`` as its own process, mosquitto, a paho subscriber: the
+service is killed so that the dealer's NEWHAND falls into the outage, all four devices restart
+mid-hand (one alert naming them all), the card antennas' cable is pulled for ten seconds mid-
+hand, and the simulator deals before the service has started. In each the floor's ``alerts``
+feed gets exactly the alerts the accident is worth (and no info alert), at most the hand it hit
+is untracked, and every later hand ends with the virtual table's board and, after the floor's
 chip count (``cmd/stacks``), its stacks. Nothing is lost or doubled on ``events``.
 """
 

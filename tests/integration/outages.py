@@ -467,9 +467,12 @@ class Room:
     """A live table whose dealer deals on whatever befalls the service, and the accidents
     done to it so far (the first: the session's start)."""
 
-    def __init__(self, t: LiveTable, dealing: Dealing) -> None:
+    def __init__(self, t: LiveTable, dealing: Dealing, through: int = 1) -> None:
+        """``through``: after an accident, the service is seen to follow the hand it must
+        follow first and this many more before the accident is over."""
         self.t = t
         self.dealing = dealing
+        self.through = through
         self.book = HandBook(t)
         self.accidents = [Accident("start", must_follow=1)]
         self.counts = 0
@@ -519,8 +522,8 @@ class Room:
     def accident(self, kind: str, *, length: float = 0.0, hands: int = 0,
                  device: str | None = None, frames: int = 0, mid_hand: bool = False,
                  on_begin: Callable[[], None] | None = None) -> Accident:
-        """Do one accident and wait until the service has followed the two hands after the
-        one under way when it was back.
+        """Do one accident and wait until the service has followed the hands after the one
+        under way when it was back (the first and ``through`` more).
 
         ``length``: seconds it lasts at least; ``hands``: whole hands the dealer deals
         meanwhile, at least (he never waits: the rest of the hand under way, then these);
@@ -592,7 +595,7 @@ class Room:
         acc.epoch = len(t.epochs) - 1
         acc.dealt_back = len(self.records)
         acc.must_follow = acc.dealt_back + 2
-        self.follow_through(acc.must_follow + 1)
+        self.follow_through(acc.must_follow + self.through)
         return acc
 
     def _dealt_out_and_open(self) -> bool:
@@ -609,7 +612,11 @@ class Room:
         dealer goes on. From the next hand every stack is verified again."""
         dealing = self.dealing
         dealing.pause_at_next_end()
-        dealing.wait_still("the dealer to stand still for the chip count")
+        self.wait(lambda: dealing.table.waiting or not dealing.dealing,
+                  "the dealer to stand still for the chip count")
+        if not dealing.dealing:
+            return  # he has stopped for good (players busted out): nothing left to count for
+        assert dealing.table.waiting, "the dealer did not stand still for the chip count"
         record = self.records[-1]
         self.wait(self.ended_last, f"the service to end table hand {record.number}")
         self.counts += 1

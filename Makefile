@@ -1,11 +1,11 @@
-# make demo | make test | make bench | make lint
+# make demo | make test | make soak | make bench | make lint
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ARGS ?=
 
-.PHONY: demo test bench lint install broker browser postgres clean
+.PHONY: demo test soak bench lint install broker browser postgres clean
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) (or run: make PY=python3 ...)"; exit 1; }
@@ -47,6 +47,11 @@ demo: install
 
 test: install broker browser postgres
 	$(BIN)/python -m pytest $(ARGS)
+
+# the room soak: at least 100 accidents of random kind, length and moment to live tables at
+# twenty times the demo's pace, each judged; prints its seed (again: make soak ARGS="--seed N")
+soak: install broker
+	$(BIN)/python -m tests.soak.live_soak $(ARGS)
 
 bench: install broker
 	$(BIN)/python -m bench $(ARGS)

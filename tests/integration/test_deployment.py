@@ -116,6 +116,9 @@ def test_the_metrics_endpoint_reports_frames_events_alerts_hands_the_outbox_sync
                 for fam in text_string_to_metric_families(text) for s in fam.samples}
 
     wait_until(lambda: scrape()[("tablesvc_outbox_depth", ())] == 0, 10, "every event acked")
+    # the hand's checkpoint is written by a thread of its own: wait for it, not a guess
+    wait_until(lambda: scrape().get(("tablesvc_checkpoints_total", (("result", "synced"),)),
+                                    0) >= 1, 10, "the hand's checkpoint")
     m = scrape()
     assert svc.stop() == 0
     for device in ("shoe", "cards", "chips", "console"):

@@ -66,6 +66,7 @@ class Continuity(Monitor):
         self.readers_away: set[str] = set()  # the card readers away at some time of the gap
         self.counted: set[int] = set()  # seats the floor counted since the gap (cmd/stacks)
         self.burst_until = 0  # input time until which a burst read after a pause lasts
+        self.gaps = 0  # gaps seen so far: whether one came while something was being read
 
     # ------------------------------------------------------------------ devices
     def health_changed(self, link: Link) -> None:
@@ -127,10 +128,11 @@ class Continuity(Monitor):
                                               "last_frame": link.last_type,
                                               "last_seq": link.last_seq} for link in links]})
 
-    def frames_lost(self, link: Link) -> None:
+    def frames_lost(self, link: Link, awaited: bool = False) -> None:
         """Frames of ``link`` were lost (or it restarted): a console's may have held the
-        next NEWHAND."""
-        self.saw_gap(f"frames of {link.name} were lost", device=link)
+        next NEWHAND. ``awaited``: its first frame since the service (re)started, which
+        tells of the restart's gap, not of a new one."""
+        self.saw_gap(f"frames of {link.name} were lost", device=link, new=not awaited)
         if link.kind == "console":
             self.start_unseen = True
 
@@ -193,12 +195,13 @@ class Continuity(Monitor):
         return None, False
 
     # ------------------------------------------------------------------ the gap
-    def saw_gap(self, why: str, device: Link | None = None) -> None:
+    def saw_gap(self, why: str, device: Link | None = None, new: bool = True) -> None:
         """Something at the table may have gone unseen: ``why``, in words; ``device``: the
         device that missed it, None when the service itself did. A whole hand can go unseen
         only when nothing that reads the cards saw it: the service was not running, or every
         card reader was away at some time of the gap (with one of them, a hand dealt shows
         as cards without a hand, which is a hand missed and untracked)."""
+        self.gaps += new
         if self.gap is None:
             self.gap = why
         if device is None:

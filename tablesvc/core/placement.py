@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Literal, Protocol
 
 from tablesvc.core.card_flow import deal_order
+from tablesvc.core.continuity import Continuity
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.hand import Hand
 from tablesvc.core.settings import Player, TableSettings
@@ -49,6 +50,7 @@ class PlacingTable(Protocol):
     has_shoe: bool
     hand_no: int
     session: Hand | None
+    continuity: Continuity
 
     def placed(self, placement: Placement, button: int, dealt_in: list[int]) -> None: ...
     def not_placed(self, placement: Placement, why: str) -> None: ...
@@ -71,6 +73,7 @@ class Placement:
         self.drawn: set[str] = set()  # tags out of the shoe since the NEWHAND
         self.round: list[int] = []  # seats in the order the first round's cards reached them
         self.first_seat: dict[str, int] = {}  # card tag -> the seat it was dealt to
+        self.gaps = table.continuity.gaps  # a gap while the round is read spoils it
         self.over = False
         self.doubt: str | None = None  # (only a followed hand can be in doubt)
         self.doubt_told = False
@@ -100,6 +103,9 @@ class Placement:
     def _round_over(self) -> None:
         seats = self.round
         button = seats[-1]
+        if self.table.continuity.gaps != self.gaps:
+            self._misdealt("something at the table went unseen while it was dealt")
+            return
         strangers = [s for s in seats if s not in self.seated]
         if strangers:
             self.over = True

@@ -327,10 +327,11 @@ class TableCore:
         if came_back or frame.type == "HELLO" or (
                 link.dirty and inp.ms >= link.last_status_ms + 1000):
             self.health.status(link, inp.ms)
-        if self.continuity.awaiting:
+        awaited = link.name in self.continuity.awaiting
+        if awaited:
             self.continuity.heard(link.name)
         if link.counters.lost != lost or (frame.type == "HELLO" and seen):
-            self._frames_lost(link, link.counters.lost - lost)
+            self._frames_lost(link, link.counters.lost - lost, awaited)
         else:
             if self.out.held:
                 self.out.heard(link.name)  # nothing lost before it: what it confirms goes out
@@ -377,12 +378,12 @@ class TableCore:
         while (ready := self.order.next_ready(now, self._too_early)) is not None:
             self._dispatch(ready[0], ready[1])
 
-    def _frames_lost(self, link: Link, count: int) -> None:
+    def _frames_lost(self, link: Link, count: int, awaited: bool = False) -> None:
         """Frames of ``link`` went missing, or it restarted (its seq starts again, so what it
         sent before may be lost). They may have been heartbeats: the hand goes on in doubt,
         and if anything in it then does not fit, it is untracked instead of raising an alert
         about it."""
-        self.continuity.frames_lost(link)
+        self.continuity.frames_lost(link, awaited)
         if link.kind == "chips":
             self._zones_unknown()  # what a lost inventory said is what the next ones will say
         hand = self.session

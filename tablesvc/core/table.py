@@ -387,6 +387,10 @@ class TableCore:
         if link.kind == "chips":
             self._zones_unknown()  # what a lost inventory said is what the next ones will say
         hand = self.session
+        if hand is not None and not hand.live and hand.tracked and hand.doubt is None:
+            # the hand is over, its cards still on their way in: what the lost frames said
+            # of them may be all there is to what does not fit now
+            hand.doubt, hand.doubt_told = "frames were lost at its end", True
         if hand is None or not hand.live or not hand.tracked:
             self.out.unconfirmed()
             return

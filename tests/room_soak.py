@@ -103,8 +103,12 @@ def happen(r: Reader, a: Accident, frames: list[tuple[str, bytes]]) -> None:
         r.reboot(a.device)  # a device plugged in again says HELLO
     elif a.kind == "reset":
         r.restarting(a.device, frames)
-    else:  # a burst of frames lost on the device's line: the rest of the window goes through
-        burst = [f for f in frames if f[0] == a.device][:LOST_BURST]
+    else:  # a burst of frames lost on the device's line, within the hand it begins in (one
+        # burst, one hand: frames lost in two hands make two hands not followed); the rest
+        # of the window goes through
+        newhand = next((i for i, (dev, raw) in enumerate(frames) if b"NEWHAND" in raw),
+                       len(frames))
+        burst = [f for f in frames[:newhand] if f[0] == a.device][:LOST_BURST]
         cut = frames.index(burst[-1]) + 1 if burst else 0
         r.lose(a.device, frames[:cut])
         r.frames(frames[cut:])

@@ -308,6 +308,9 @@ class Ledger:
         out: list[LedgerOutcome] = []
         if self.pending and self.pending.seat != seat:
             out += self.finalize()  # another seat moves: the bet before it is final
+        if value == 0 < previous and not rnd.complete and self.unverified \
+                and self.round is rnd and self.run_out_unverified():
+            return out  # gathered while only players nobody counted were to act: all-in
         if self.settled is not None or (value == 0 and previous > 0 and rnd.complete):
             return out  # gathering into the pot
         current = rnd.contributed.get(seat, 0)
@@ -362,6 +365,8 @@ class Ledger:
                 out += self.finalize()
                 if self.settled is not None or (self.round is not None and self.round.complete):
                     return out
+                if self.unverified and self.run_out_unverified():
+                    return out  # gathered while only players nobody counted were to act
                 current = self.round.contributed.get(seat, 0) if self.round else 0
             elif value == current:
                 self.pending = None  # taken back before it was final

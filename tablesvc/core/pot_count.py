@@ -28,14 +28,17 @@ def check_gathered(session: HandView, pot: int, gathering: bool) -> None:
     if ledger.settled is not None:
         return  # the hand is decided: everything goes to the middle before the push
     expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
-    if ledger.carry_unknown and not gathering:
-        # games went by unseen (a gap): what the pot holds before any gathering beyond the
-        # antes is the pot they carried over, which only the table could tell
+    if ledger.carry_unknown:
+        # games went by unseen (a gap): what the pot holds beyond what was put in it is the
+        # pot they carried over, which only the table could tell; known once the pot first
+        # holds more, or once a round is gathered
         if pot > expected:
             ledger.carry_found(pot - expected)
             session.table.carry = ledger.carried
+            return
+        if not gathering:
+            return
         ledger.carry_unknown = False
-        return
     zones = session.table.zones
     in_zones = sum(zones.get(f"B{seat}", 0) for seat in session.tracker.order)
     short = ledger.pot_total - pot - in_zones

@@ -499,7 +499,7 @@ class HandSession:
                 self.money(ledger.finalize())
                 check_gathered(self, value, gathering=self.swept > 0)
             elif value < before:
-                if value == 0 and ledger.settled is None and ledger.unverified \
+                if ledger.settled is None and ledger.unverified \
                         and ledger.run_out_unverified():
                     # pushed while players whose stacks nobody counted were still to act:
                     # the table shows them all-in, and the hand's showdown was due

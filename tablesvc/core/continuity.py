@@ -12,7 +12,7 @@ lost, the hand goes on being followed.
 It also keeps the *gap*: whether, since the last hand it placed, the service may have missed
 something at the table (it started or restarted, its process was stopped, a device was away,
 frames were lost). After a gap the table does not trust its own picture of where the hand is:
-the next hand's button is read from the table's evidence (``tablesvc.core.button_search``),
+the next hand's button is read from the table's evidence (``tablesvc.core.placement``),
 the cards collected meanwhile are not counted (BURN-08 needs a collection the service saw),
 and, where a hand may have been dealt unseen, the stacks are no longer known exactly. And it
 remembers whether the start of the next hand may have gone unseen (the service started, or

@@ -293,10 +293,10 @@ class Ledger:
         """A new inventory of seat's bet zone: its round total, once final. Before the first
         card nobody acts: chips that are not the seat's posted forced bet wait for the deal
         (``predeal``), where the button they show is judged first (``deal_begins``)."""
-        if not self.dealt and self.round is not None and self.street == self.plan.first_street:
-            if value != self.round.contributed.get(seat, 0) or seat in self.predeal:
-                self.predeal[seat] = (value, ms)
-                return []
+        if not self.dealt and self.round is not None and self.street == self.plan.first_street \
+                and (value != self.round.contributed.get(seat, 0) or seat in self.predeal):
+            self.predeal[seat] = (value, ms)
+            return []
         previous = self.zone.get(seat, 0)
         self.zone[seat] = value
         self.now = max(self.now, ms)

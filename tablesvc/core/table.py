@@ -7,10 +7,12 @@ possible, and why nothing here reads a clock, a file or a socket.
 The table keeps only what outlives a hand: the seats and stacks, the button, the devices, the
 registries, the deck in play since the last shuffle, a pot carried over, the event sequence.
 A hand (``tablesvc.core.hand.Hand``) is created at NEWHAND: a ``HandSession`` followed against
-the rules, an ``UntrackedHand`` when the service cannot follow it, or a ``ButtonSearch`` while
-the button is not known; the table hands every input to it and never asks which it is. The
-controller's commands are ``tablesvc.core.controller``'s; whether the table is still seen
-whole (devices away, frames lost, a restart) is ``tablesvc.core.continuity``'s.
+the rules, an ``UntrackedHand`` when the service cannot follow it, or a ``Placement`` while
+the table shows where the hand is (``tablesvc.core.placement``); the table hands every input
+to it and never asks which it is. The controller's commands are
+``tablesvc.core.controller``'s; whether the table is still seen whole (devices away, frames
+lost, a restart) is ``tablesvc.core.continuity``'s; the stacks its stack zones show are
+``tablesvc.core.stacks``'s.
 """
 
 from __future__ import annotations

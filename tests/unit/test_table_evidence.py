@@ -229,7 +229,7 @@ def zoned(hands: int = 0, **options: Any) -> tuple[VirtualTable, Session]:
 
 
 def test_with_stack_zones_clean_play_raises_nothing_and_every_stack_is_the_tables() -> None:
-    table, s = zoned(hands=8)
+    _, s = zoned(hands=8)
     r = Reader(s, alert_confirm=True, stack_zones=True)
     r.frames(s.frames)
     assert r.alerts() == []
@@ -241,7 +241,7 @@ def test_with_stack_zones_clean_play_raises_nothing_and_every_stack_is_the_table
 def test_with_stack_zones_a_restart_after_hands_dealt_meanwhile_needs_no_count() -> None:
     """The table tells the stacks: after the outage they are learned, not unverified, and the
     floor gets nothing to do."""
-    table, s = zoned(hands=6)
+    _, s = zoned(hands=6)
     r = Reader(s, alert_confirm=True, stack_zones=True, refresh_ms=2000)
     starts = [i for i, (dev, raw) in enumerate(s.frames) if b"NEWHAND" in raw]
     r.frames(s.frames[:starts[2]])

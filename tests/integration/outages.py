@@ -285,9 +285,13 @@ class Verdict:
         return not self.problems
 
     def line(self) -> str:
+        warned: object = self.warnings or "none"
+        if len(self.warnings) > 4:
+            names = Counter(w.split(" ")[0] for w in self.warnings)
+            warned = f"{len(self.warnings)} ({', '.join(f'{n} x{c}' for n, c in names.items())})"
         what = (f"{self.accident.describe()}: followed {span(self.followed)}, "
                 f"missed {span(self.missed)}, untracked {self.untracked or 'none'}, "
-                f"warnings {self.warnings or 'none'}")
+                f"warnings {warned}")
         return f"{'ok  ' if self.ok else 'FAIL'} {what}" + "".join(
             f"\n       - {p}" for p in self.problems)
 
@@ -360,8 +364,8 @@ def _verdict(acc: Accident, mine: list[ServiceHand], events: list[dict[str, Any]
     floor = [(acc.mark + i, e) for i, e in enumerate(events)
              if e["type"] == "alert" and e["severity"] in ("warning", "critical")]
     told = [f"{e['name']} ({e['severity']}, hand {e['hand']})" for _, e in floor]
-    problems += floor_problems(acc, Counter(e["name"] for _, e in floor), told,
-                               bool(missed) or bool(untracked))
+    problems += floor_problems(acc, Counter(e["name"] for _, e in floor),
+                               brief([e for _, e in floor]), bool(missed) or bool(untracked))
     after = [h for h in mine if h.followed and h.pos_started > acc.back]
     if len(after) >= 2:
         late = [e for pos, e in floor if pos >= after[1].pos_started]
@@ -379,7 +383,15 @@ def _verdict(acc: Accident, mine: list[ServiceHand], events: list[dict[str, Any]
     return Verdict(acc, problems, told, [h.name() for h in untracked], seen, missed)
 
 
-def floor_problems(acc: Accident, names: Counter[str], told: list[str], missed: bool
+def brief(alerts: list[dict[str, Any]]) -> str:
+    """The floor's alerts in a line: each one while few, else how many of each name."""
+    if len(alerts) <= 4:
+        return str([f"{e['name']} ({e['severity']}, hand {e['hand']})" for e in alerts])
+    names = Counter(f"{e['name']} ({e['severity']})" for e in alerts)
+    return f"{len(alerts)} alerts: " + ", ".join(f"{n} x{c}" for n, c in names.most_common())
+
+
+def floor_problems(acc: Accident, names: Counter[str], told: str, missed: bool
                    ) -> list[str]:
     """At most one warning, of the accident's kind, never a critical; exactly the one the
     accident is worth where it alone decides:
@@ -391,8 +403,8 @@ def floor_problems(acc: Accident, names: Counter[str], told: list[str], missed: 
     """
     allowed = ALLOWED[acc.kind]
     problems = []
-    if "critical" in " ".join(told):
-        problems.append(f"a critical alert: {told}")
+    if "(critical" in told:
+        problems.append("a critical alert")
     if set(names) - allowed or sum(names.values()) > 1:
         problems.append(f"floor alerts {told}; at most one of {sorted(allowed) or 'none'}")
     if acc.kind == "start" and names:

@@ -20,6 +20,7 @@ class Hand(Protocol):
     order: tuple[int, ...]  # the seats dealt in, in deal order; empty when unknown
     doubt: str | None  # frames were lost in this (followed) hand: why it may not fit
     doubt_told: bool  # the device that lost them was reported offline to the floor
+    announced: bool  # its number is public: events under way belong to it
 
     @property
     def live(self) -> bool:

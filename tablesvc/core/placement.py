@@ -59,6 +59,8 @@ class PlacingTable(Protocol):
 class Placement:
     """The hand between a NEWHAND and the end of the first round of its deal."""
 
+    announced = False  # no hand_started yet: what happens meanwhile belongs to no hand
+
     def __init__(self, table: PlacingTable, seated: list[int], expected: int | None,
                  reason: Reason) -> None:
         """``seated``: the players the service knows, with chips; ``expected``: the button
@@ -103,7 +105,8 @@ class Placement:
     def _round_over(self) -> None:
         seats = self.round
         button = seats[-1]
-        if self.table.continuity.gaps != self.gaps:
+        if self.table.continuity.gaps != self.gaps and set(self.seated) - set(seats):
+            # a seat without a card may only be a card the service did not see go there
             self._misdealt("something at the table went unseen while it was dealt")
             return
         strangers = [s for s in seats if s not in self.seated]

@@ -58,6 +58,7 @@ class HandSession:
     ``tablesvc.core.monitors``; what only one game has is its variant's.
     """
 
+    announced = True  # its hand number is public from its start
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "MISDEAL-01": ("misdeal_window_closed",),
         "EXPOSE-02": ("card_location_lost",),

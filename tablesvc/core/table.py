@@ -281,13 +281,13 @@ class TableCore:
 
     def _current_hand(self) -> int | None:
         hand = self.session  # ``in_hand``, spelled out: asked for nearly every event
-        return hand.number if hand is not None and hand.live else None
+        return hand.number if hand is not None and hand.live and hand.announced else None
 
     def snapshot(self) -> dict[str, Any]:
         """The public state for late joiners (retained ``state`` topic): no hidden card."""
-        hand = self.session
+        hand = self.session if self.session is not None and self.session.announced else None
         view = hand.view() if hand is not None else {}
-        in_hand = self.in_hand
+        in_hand = hand is not None and hand.live
         players = []
         for p in sorted(self.players.values(), key=lambda p: p.seat):
             entry: dict[str, Any] = {"seat": p.seat, "name": p.name, "stack": p.stack}

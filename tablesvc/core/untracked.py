@@ -41,6 +41,7 @@ class DeferredAlert:
 class UntrackedHand:
     """A hand that is not followed: see the module docstring."""
 
+    announced = True  # its hand number is public from its start
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {
         "TABLE-00": ("hand_untracked",),
     }

@@ -67,6 +67,7 @@ class Continuity(Monitor):
         self.counted: set[int] = set()  # seats the floor counted since the gap (cmd/stacks)
         self.burst_until = 0  # input time until which a burst read after a pause lasts
         self.gaps = 0  # gaps seen so far: whether one came while something was being read
+        self.stops = 0  # ... of them, the service's own (a restart, a pause)
 
     # ------------------------------------------------------------------ devices
     def health_changed(self, link: Link) -> None:
@@ -205,6 +206,7 @@ class Continuity(Monitor):
         if self.gap is None:
             self.gap = why
         if device is None:
+            self.stops += 1
             self.hands_unseen = True
             return
         if device.kind in CARD_READERS:

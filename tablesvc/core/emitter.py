@@ -216,12 +216,12 @@ class Emitter:
         for h in held:
             self._raise(h.payload, h.cards, h.evidence)
 
-    def unconfirmed(self) -> bool:
+    def unconfirmed(self) -> list[HeldAlert]:
         """A device turned out to have lost frames (or went away) while alerts waited: what
-        they claim may be only what it missed. They are dropped; True if there were any."""
-        had = bool(self.held)
-        self.held = []
-        return had
+        they claim may be only what it missed. They are dropped, and returned (the caller
+        takes back what it did on their account)."""
+        dropped, self.held = self.held, []
+        return dropped
 
     def note(self, level: str, message: str, **fields: Any) -> None:
         self.out.notes.append(Note(level, message, fields))

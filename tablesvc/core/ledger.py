@@ -219,7 +219,6 @@ class Ledger:
     def carry_found(self, more: int) -> None:
         """The pot held ``more`` than this hand's antes and the carry the service knew of: a
         pot carried over from a game it did not see (POT-10)."""
-        self.carry_unknown = False
         self.carried += more
         self.antes += more
 

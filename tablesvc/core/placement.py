@@ -76,6 +76,8 @@ class Placement:
         self.round: list[int] = []  # seats in the order the first round's cards reached them
         self.first_seat: dict[str, int] = {}  # card tag -> the seat it was dealt to
         self.gaps = table.continuity.gaps  # a gap while the round is read spoils it
+        self.stops = table.continuity.stops
+        self.undrawn = False  # a card reached a seat whose draw from the shoe never came
         self.over = False
         self.doubt: str | None = None  # (only a followed hand can be in doubt)
         self.doubt_told = False
@@ -105,8 +107,16 @@ class Placement:
     def _round_over(self) -> None:
         seats = self.round
         button = seats[-1]
-        if self.table.continuity.gaps != self.gaps and set(self.seated) - set(seats):
-            # a seat without a card may only be a card the service did not see go there
+        c = self.table.continuity
+        if self.undrawn:
+            # a card whose draw the shoe lost does not count: its seat seems to come later
+            self._misdealt("a card reached a seat without its draw from the shoe (the "
+                           "shoe's frame was lost)")
+            return
+        if c.stops != self.stops or (c.gaps != self.gaps and set(self.seated) - set(seats)):
+            # while the service itself was not running the dealer may have dealt on (what it
+            # reads now may be a later hand's round); after any other gap a seat without a
+            # card may only be a card the service did not see go there
             self._misdealt("something at the table went unseen while it was dealt")
             return
         strangers = [s for s in seats if s not in self.seated]
@@ -139,9 +149,12 @@ class Placement:
     def arrive(self, zone: str, uid: str, card: str, ms: int) -> None:
         self.held.append(("arrive", (zone, uid, card, ms)))
         seat = int(zone[1:]) if zone.startswith("S") and zone[1:].isdigit() else None
-        if seat is not None and uid not in self.first_seat \
-                and (uid in self.drawn or not self.table.has_shoe):
+        if seat is None or uid in self.first_seat:
+            return
+        if uid in self.drawn or not self.table.has_shoe:
             self._dealt(seat, uid)
+        else:
+            self.undrawn = True  # its draw never came: the shoe's frame was lost
 
     def depart(self, zone: str, uid: str, ms: int) -> None:
         self.held.append(("depart", (zone, uid, ms)))

@@ -30,15 +30,18 @@ def check_gathered(session: HandView, pot: int, gathering: bool) -> None:
     expected = ledger.pot_gathered if ledger.betting_open else ledger.pot_total
     if ledger.carry_unknown:
         # games went by unseen (a gap): what the pot holds beyond what was put in it is the
-        # pot they carried over, which only the table could tell; known once the pot first
-        # holds more, or once a round is gathered
-        if pot > expected:
+        # pot they carried over, which only the table could tell. Until a round is gathered
+        # the antes may still be on their way in (a reading can come between two of them):
+        # the carry is the most the pot held beyond them; known for good at the gathering
+        found = pot > expected
+        if found:
             ledger.carry_found(pot - expected)
             session.table.carry = ledger.carried
-            return
         if not gathering:
             return
         ledger.carry_unknown = False
+        if found:
+            return
     zones = session.table.zones
     in_zones = sum(zones.get(f"B{seat}", 0) for seat in session.tracker.order)
     short = ledger.pot_total - pot - in_zones

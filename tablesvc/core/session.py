@@ -364,7 +364,8 @@ class HandSession:
         other = self.game.first_card(self)
         if other is not None:
             self.button_moved = True
-            self.table.button_disputed()
+            if self.doubt is None and not self.table.continuity.in_doubt:
+                self.table.button_disputed()  # (in doubt, the chips may be what was missed)
             if self.doubt is None:
                 self.doubt, self.doubt_told = "the hand is dealt from another button", True
         self.money(self.ledger.deal_begins(book=other is None))
@@ -458,6 +459,8 @@ class HandSession:
             # is not each an alert, and the next hand is placed from the table (``placement``)
             self.game.first_card_misdirected(self, o.seat, str(o.expected),
                                              [o.card] if o.card else [], evidence)
+            if self.doubt is not None or self.table.continuity.in_doubt:
+                return  # a device lost frames: the first card seen may not be the first dealt
             self.table.button_disputed()
             if self.doubt is None:
                 self.doubt, self.doubt_told = "the deal began at another seat", True

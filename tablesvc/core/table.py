@@ -121,6 +121,7 @@ class TableCore:
         # the last hand's button was not where the service had it: the next one is placed
         # from the table, and followed there if the table keeps its own rotation
         self.disputed = False
+        self.disputed_by = 0  # the input whose alert disputed the button
         self.newcomers: set[int] = set()  # seated since the last deal: maybe not at the table
         self.sat_out: set[int] = set()  # seated, but the last deal gave them no card
         self.button_tag: int | None = None  # the seat the tagged dealer button lies at
@@ -205,7 +206,7 @@ class TableCore:
             self._release(ms)
         if self.session is not None:  # NEWHAND may have begun a new one
             self.session.tick(ms)
-        if out.held and self.continuity.away and out.unconfirmed():
+        if out.held and self.continuity.away and self._unconfirmed():
             out.doubted = True  # alerts waited for a device that went away: not raised
         if out.doubted:
             self._in_doubt()
@@ -394,9 +395,9 @@ class TableCore:
             # of them may be all there is to what does not fit now
             hand.doubt, hand.doubt_told = "frames were lost at its end", True
         if hand is None or not hand.live or not hand.tracked:
-            self.out.unconfirmed()
+            self._unconfirmed()
             return
-        if self.out.unconfirmed():  # alerts waited for this device, which had lost frames
+        if self._unconfirmed():  # alerts waited for this device, which had lost frames
             self.untrack(hand, f"frames of {link.name} were lost, and the hand no longer "
                          "fits what the service saw", quiet=self.continuity.quiet(link.name))
             return
@@ -798,6 +799,7 @@ class TableCore:
                     "hand; the hand goes on as dealt")
         if c.gap is not None:
             self.carry_known = False  # a game may have been won, or carried, unseen
+        doubt = self._doubt_of(placement)
         self.disputed = False
         c.placed()
         self.button_known = True
@@ -812,7 +814,21 @@ class TableCore:
                            seat=sat_out[0], remedy="if nobody sits there, unseat the player "
                            "(cmd/unseat); a player who is there is seated again with cmd/seat",
                            evidence={"seats": sat_out})
-        placement.hand_over(self._deal_in(dealt_in, button))
+        self._hand_over(placement, self._deal_in(dealt_in, button), doubt)
+
+    def _doubt_of(self, placement: Placement) -> tuple[str, bool] | None:
+        """A gap while the round was read (a device lost frames), and whether the floor was
+        told: the hand is dealt in, but what the service missed may yet make it not fit."""
+        c = self.continuity
+        if c.gaps == placement.gaps or c.gap is None:
+            return None
+        return c.gap, c.telling
+
+    def _hand_over(self, placement: Placement, hand: HandSession,
+                   doubt: tuple[str, bool] | None) -> None:
+        if doubt is not None and hand.tracked and hand.doubt is None:
+            hand.doubt, hand.doubt_told = doubt
+        placement.hand_over(hand)
 
     def _explained(self, placement: Placement, button: int, sat_out: list[int]) -> bool:
         """The evidence differs from the expectation only by players who may well not be at
@@ -877,8 +893,9 @@ class TableCore:
     def not_placed(self, placement: Placement, why: str) -> None:
         """The first round showed no place to start from. Without a gap the hand is dealt in
         where the service expected it, and the deal's own rules say what is wrong; after a
-        gap it is not followed."""
-        if placement.reason not in ("gap", "unknown") and placement.expected is not None:
+        gap (before the hand, or while its round was read) it is not followed."""
+        if placement.reason not in ("gap", "unknown") and placement.expected is not None \
+                and self.continuity.gap is None:
             self.disputed = False
             self.continuity.placed()
             placement.hand_over(self._deal_in(placement.seated, placement.expected))
@@ -913,6 +930,7 @@ class TableCore:
         that the floor must count its stacks is the one warning a gap is worth."""
         if not quiet:
             self.continuity.told()
+        self.hand_no = max(self.hand_no, hand.number)  # a hand being placed had no number yet
         start = getattr(getattr(hand, "ledger", None), "start_stacks", None)
         self.session = UntrackedHand(self, hand.number, "untracked", reason,
                                      order=hand.order, start_stacks=start, quiet=quiet)
@@ -983,8 +1001,20 @@ class TableCore:
 
     def button_disputed(self) -> None:
         """The hand under way was dealt from a button that is not the service's: the next
-        hand is placed from the table, and followed there if the table keeps its rotation."""
+        hand is placed from the table, and followed there if the table keeps its rotation.
+        The dispute stands with its alert: should that alert wait for confirmation and be
+        dropped (a device had lost frames: the first card seen was not the first dealt), it
+        is withdrawn with it (``_unconfirmed``)."""
         self.disputed = True
+        self.disputed_by = self.out.inputs
+
+    def _unconfirmed(self) -> bool:
+        """Drop the alerts waiting for confirmation (a device lost frames or went away), and
+        what was done on their account; True if there were any."""
+        dropped = self.out.unconfirmed()
+        if self.disputed and any(h.after == self.disputed_by for h in dropped):
+            self.disputed = False
+        return bool(dropped)
 
     def misdeal(self, why: str) -> bool:
         return self._misdeal(why)

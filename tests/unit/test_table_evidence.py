@@ -311,3 +311,56 @@ def test_chips_added_to_a_stack_during_a_hand_are_one_alert_naming_the_seat() ->
     assert r.alerts() == [("chips_added_mid_hand", "warning")]
     alert = next(e for e in r.of(ev.Alert) if e.name == "chips_added_mid_hand")
     assert (alert.rule, alert.seat) == ("BET-23", 4) and "2000" in alert.message
+
+
+def test_a_restart_whose_first_hand_loses_the_shoes_first_draws_is_one_hand_not_followed(
+        session: Session) -> None:
+    """Back after a hand dealt without it, the service reads the next hand's first round to
+    find the button, but the shoe's line drops its first two draws: the cards reach their
+    seats without them, so the round seems to begin a seat later. That hand is the one hand
+    not followed (its one warning); the button is not taken from it, so no button alert
+    follows, and every later hand is followed with the dealer's button."""
+    r = Reader(session, alert_confirm=True)
+    hand3 = session.hand(3)
+    draws = [i for i, (dev, raw) in enumerate(hand3) if dev == "shoe" and b"DRAW" in raw]
+    r.frames(session.before(2))
+    r.down(session.hand(2))
+    r.lose("shoe", hand3[:draws[1] + 1])
+    r.frames(session.frames[session.starts[2] + draws[1] + 1:])
+    assert r.alerts() == [("hand_untracked", "warning")]
+    assert len(followed(r, session, 4)) == len(session.records) - 3
+
+
+def test_a_shoe_line_losing_a_hands_first_draws_raises_nothing_about_the_button(
+        session: Session) -> None:
+    """Followed from the start, the shoe's line drops the first two draws of a hand: what
+    the service missed is no button moved, no card misdirected, and every hand is followed."""
+    r = Reader(session, alert_confirm=True)
+    hand3 = session.hand(3)
+    draws = [i for i, (dev, raw) in enumerate(hand3) if dev == "shoe" and b"DRAW" in raw]
+    r.frames(session.before(3))
+    r.lose("shoe", hand3[:draws[1] + 1])
+    r.frames(session.frames[session.starts[2] + draws[1] + 1:])
+    assert r.alerts() == []
+    assert len(followed(r, session, 4)) == len(session.records) - 3
+
+
+def test_killed_again_while_placing_a_hand_is_one_warning_and_no_hand_number_twice(
+        session: Session) -> None:
+    """Back after a hand dealt without it, the service is killed again right after the
+    next NEWHAND (it was reading that hand's first round) and comes back in the hand after:
+    the round it then reads belongs to another hand, so nothing is placed from it. The hand
+    is the one hand not followed, each hand number is used once, and every later hand is
+    followed with the dealer's button."""
+    r = Reader(session, alert_confirm=True)
+    r.frames(session.before(2))
+    r.down(session.hand(2))
+    hand3 = session.hand(3)
+    newhand = next(i for i, (_, raw) in enumerate(hand3) if b"NEWHAND" in raw)
+    r.frames(hand3[:newhand + 1])
+    r.down(hand3[newhand + 1:] + session.hand(4)[:20])
+    r.frames(session.frames[session.starts[3] + 20:])
+    assert r.alerts() == [("hand_untracked", "warning")]
+    numbers = [e.hand for e in r.ended()]
+    assert len(numbers) == len(set(numbers))
+    assert len(followed(r, session, 5)) == len(session.records) - 4

@@ -45,8 +45,10 @@ postgres:
 demo: install
 	$(BIN)/python -m tablesvc.commands.demo $(ARGS)
 
+# three workers on a two-core box: most tests wait on processes, ports and the broker
+TEST_WORKERS ?= 3
 test: install broker browser postgres
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal $(ARGS)
 
 # the room soak: at least 100 accidents of random kind, length and moment to live tables at
 # twenty times the demo's pace, each judged; prints its seed (again: make soak ARGS="--seed N")

@@ -532,22 +532,27 @@ class Room:
 
     # ------------------------------------------------------------------ accidents
     def accident(self, kind: str, *, length: float = 0.0, hands: int = 0,
-                 device: str | None = None, frames: int = 0, mid_hand: bool = False,
+                 device: str | None = None, frames: int = 0, mid_hand: int | None = None,
                  on_begin: Callable[[], None] | None = None) -> Accident:
         """Do one accident and wait until the service has followed the hands after the one
         under way when it was back (the first and ``through`` more).
 
         ``length``: seconds it lasts at least; ``hands``: whole hands the dealer deals
         meanwhile, at least (he never waits: the rest of the hand under way, then these);
-        ``mid_hand``: it begins once the service has dealt out the hole cards of the hand
-        under way, before that hand ends. Kinds: ``KINDS``; ``device`` for a cable, a reset
-        and frames lost (``frames`` of them; a reset and a loss take no time of their own).
-        ``on_begin`` is called as it begins: the part of the session before it is closed
-        (a soak prints the verdict on the accident before).
+        ``mid_hand``: it begins once the service has dealt out the hole cards of the
+        table's hand of that number (the service's of the same number: no accident came
+        before), before that hand ends; pick one that goes on long after its deal (a
+        showdown). Kinds: ``KINDS``; ``device`` for a cable, a reset and frames lost
+        (``frames`` of them; a reset and a loss take no time of their own). ``on_begin`` is
+        called as it begins: the part of the session before it is closed (a soak prints the
+        verdict on the accident before).
         """
         t, dealing = self.t, self.dealing
-        if mid_hand:
-            self.wait(self._dealt_out_and_open, "a hand dealt out and under way")
+        if mid_hand is not None:
+            assert len(self.records) < mid_hand, f"table hand {mid_hand} is over already"
+            assert self.wait(lambda: self._dealt_out_and_open(mid_hand),
+                             f"table hand {mid_hand} dealt out"), \
+                f"the service never dealt out table hand {mid_hand}"
         acc = Accident(kind, length=length, device=device, frames=frames, hands=hands,
                        mark=t.mark(), dealt_before=len(self.records), epoch=len(t.epochs) - 1)
         self.accidents.append(acc)
@@ -610,12 +615,10 @@ class Room:
         self.follow_through(acc.must_follow + self.through)
         return acc
 
-    def _dealt_out_and_open(self) -> bool:
-        hands = self.hands()
-        if not hands:
-            return False
-        h = hands[-1]
-        return h.ended is None and h.started is not None and (
+    def _dealt_out_and_open(self, number: int) -> bool:
+        """The service's hand ``number`` is dealt out (every hole card) and not over."""
+        h = next((h for h in reversed(self.hands()) if h.number == number), None)
+        return h is not None and h.ended is None and h.started is not None and (
             len(h.first_holes) == len(h.started["seats"]))
 
     def count_chips(self) -> None:

@@ -21,12 +21,14 @@ storage he finishes the hand under way and deals whole hands more, as a room doe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from simulators.virtual import VirtualTableRig
+from simulators.table import VirtualTable
+from simulators.virtual import VirtualTableRig, recorded_table
 from tablesvc.brokers.mosquitto import Mosquitto
 from tests.conftest import ServiceProcess, Subscriber
 from tests.integration.live_room import (
@@ -55,6 +57,25 @@ DRAW_SEATS = {s: 20_000 for s in (1, 2, 4, 5, 7, 8, 9)}
 SEED = 4
 """Pot-limit hands with some bets and raises; no player busts in the first hundred hands
 (the last test checks it), so every hand deals the same seats."""
+
+
+def table_of(variant: str) -> VirtualTable:
+    """A table dealing the hands the live one deals (same seed, same settings), in memory."""
+    table, _ = recorded_table(DRAW_SEATS if variant == "draw5" else SEATS, seed=SEED,
+                              limit="pot-limit", aggression=0.03, all_in_share=0.0,
+                              variant=variant, ante=25 if variant == "draw5" else 0)
+    return table
+
+
+@functools.cache
+def long_hand(variant: str) -> int:
+    """A hand to hit after its deal: from hand 5 on (the fixture has seen two dealt), the
+    first that goes to a showdown with a dozen actions or more, so that much of it is still
+    to come when its hole cards are out."""
+    table = table_of(variant)
+    records = [table.play_hand() for _ in range(30)]
+    return next(r.number for r in records
+                if r.number >= 5 and r.outcome == "showdown" and len(r.actions) >= 12)
 
 
 @pytest.fixture
@@ -152,7 +173,7 @@ def assert_dealt_unseen(room: Room, acc: Accident, hands: int) -> None:
 def test_a_hand_dealt_while_the_service_was_killed_costs_the_hand_it_was_in_and_no_other(
         room_factory: Callable[[str], Room]) -> None:
     room = room_factory("holdem")
-    acc = room.accident("kill", hands=1, mid_hand=True)
+    acc = room.accident("kill", hands=1, mid_hand=long_hand("holdem"))
     after_the_count(room)
     assert_dealt_unseen(room, acc, 1)
     assert_one_warning_to_count_the_chips(room)
@@ -166,7 +187,7 @@ def test_a_hand_dealt_while_the_service_was_killed_costs_the_hand_it_was_in_and_
 def test_several_hands_dealt_while_the_service_was_killed_cost_one_untracked_hand(
         room_factory: Callable[[str], Room], variant: str) -> None:
     room = room_factory(variant)
-    acc = room.accident("kill", hands=4, mid_hand=True)
+    acc = room.accident("kill", hands=4, mid_hand=long_hand(variant))
     after_the_count(room)
     assert_dealt_unseen(room, acc, 4)
     assert_one_warning_to_count_the_chips(room)
@@ -181,7 +202,7 @@ def test_hands_dealt_while_the_service_was_stopped_cleanly_cost_the_hand_it_was_
         room_factory: Callable[[str], Room], hands: int) -> None:
     """systemctl stop mid-hand (SIGTERM: a clean stop, exit 0), the dealer dealing on."""
     room = room_factory("holdem")
-    acc = room.accident("stop", hands=hands, mid_hand=True)
+    acc = room.accident("stop", hands=hands, mid_hand=long_hand("holdem"))
     after_the_count(room)
     assert_dealt_unseen(room, acc, hands)
     assert_one_warning_to_count_the_chips(room)
@@ -198,7 +219,7 @@ def test_a_freeze_spanning_a_whole_hand_costs_at_most_one_hand(
     Whatever it makes of the burst, it tells no device fault, at most one hand is untracked,
     and from the hand after the one under way when it had read it all every hand is right."""
     room = room_factory("holdem")
-    acc = room.accident("freeze", hands=1, mid_hand=True)
+    acc = room.accident("freeze", hands=1, mid_hand=long_hand("holdem"))
     after_the_count(room)
     assert acc.dealt_back >= acc.dealt_before + 2
     names = room.t.floor_alert_names()
@@ -231,15 +252,13 @@ def test_an_empty_storage_start_after_several_hands_learns_the_table_again(
     assert_feed_whole(room.t)
 
 
-def test_the_tables_these_tests_deal_keep_every_player() -> None:
+def test_the_tables_these_tests_deal_keep_every_player_and_have_a_long_hand_to_hit() -> None:
     """The expectations above count on the same seats in every hand (no bust), on bets and
-    raises beside the checks and calls, and on both kinds of end."""
-    from simulators.virtual import recorded_table
-
+    raises beside the checks and calls, and on a hand early in the session that goes on long
+    after its deal (the accidents that hit a hand under way hit that one)."""
     for variant, seats in (("holdem", SEATS), ("draw5", DRAW_SEATS)):
-        table, _ = recorded_table(seats, seed=SEED, limit="pot-limit", aggression=0.03,
-                                  all_in_share=0.0, variant=variant,
-                                  ante=25 if variant == "draw5" else 0)
+        table = table_of(variant)
         records = [table.play_hand() for _ in range(100)]
         assert all(r.seats and set(r.seats) == set(seats) for r in records), variant
         assert any(a.action in ("bet", "raise") for r in records for a in r.actions)
+        assert 5 <= long_hand(variant) <= 12

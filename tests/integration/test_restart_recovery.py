@@ -165,7 +165,7 @@ def test_a_restart_after_a_session_recovers_from_the_checkpoint_not_the_whole_jo
     mark = len(svc.logs())  # the services of one table share a log file
     svc2 = service_factory(cfg)
     svc2.start()
-    wait_until(lambda: logged(svc2, "live", mark), 30, "the restarted service to go live")
+    wait_until(lambda: bool(logged(svc2, "live", mark)), 30, "the restarted service to go live")
     wait_until(lambda: all_devices_online(sub), 20, "devices online again")
     record = rig.table.play_hand()
     wait_until(lambda: hands_ended(sub) == 3, 20, "the hand after the restart to end")
@@ -195,7 +195,7 @@ def test_frames_sent_while_the_service_recovers_are_journalled_and_processed(
         assert not logged(svc2, "live", mark), "the held recovery went on: is the newest " \
             "checkpoint file still read first?"
         held.release()
-        wait_until(lambda: logged(svc2, "live", mark), 120, "the service to go live")
+        wait_until(lambda: bool(logged(svc2, "live", mark)), 120, "the service to go live")
     wait_until(lambda: hands_ended(sub) == 2, 30, "the hand dealt during recovery to arrive")
     unheard = {n: ep.dropped - dropped[n] for n, ep in rig.endpoints.items()}
     assert svc2.stop() == 0
@@ -239,7 +239,7 @@ def test_sigkill_during_recovery_loses_none_of_the_frames_that_arrived_meanwhile
     mark = len(svc2.logs())
     svc3 = service_factory(cfg)
     svc3.start()
-    wait_until(lambda: logged(svc3, "live", mark), 120, "the second restart to go live")
+    wait_until(lambda: bool(logged(svc3, "live", mark)), 120, "the second restart to go live")
     wait_until(lambda: hands_ended(sub) == 2, 30, "the hand dealt before the kill to arrive")
     assert svc3.stop() == 0
     dealt_cleanly(sub, 2, record)

@@ -131,8 +131,8 @@ class Outcome:
             f"sessions, {self.hands} hands dealt, {self.seconds:.0f} s",
             f"  untracked hands {sum(len(v.untracked) for v in accidents)}, floor warnings "
             f"{dict(warnings) or 'none'}",
-            f"  verdicts: {len(self.verdicts) - len(self.failed)} ok, {len(self.failed)} failed"
-            f"; other problems: {len(self.problems)}",
+            f"  verdicts (each session's start is one): {len(self.verdicts) - len(self.failed)} "
+            f"ok, {len(self.failed)} failed; other problems: {len(self.problems)}",
         ]
         lines += [f"  {v.line()}" for v in self.failed]
         lines += [f"  problem: {p}" for p in self.problems]

@@ -69,7 +69,9 @@ class Accident:
 
     kind: str
     length: float = 0.0
-    """Seconds it lasted as made: the cable out, the process away or stopped."""
+    """Seconds it was to last at least: the cable out, the process away or stopped."""
+    lasted: float = 0.0
+    """Seconds from its start until the service was seen back (for the record only)."""
     device: str | None = None
     """The device whose cable was pulled, that reset, or whose line lost frames."""
     frames: int = 0
@@ -108,8 +110,8 @@ class Accident:
         if self.kind in ("reset", "lost"):
             return (f"{what[self.kind]} after table hand {self.dealt_before}, back after hand "
                     f"{self.dealt_back}")
-        return (f"{what[self.kind]} for {self.length:.1f} s after table hand "
-                f"{self.dealt_before}, back after hand {self.dealt_back}")
+        return (f"{what[self.kind]} for {self.length:.1f} s (back after {self.lasted:.1f} s) "
+                f"after table hand {self.dealt_before}, back after hand {self.dealt_back}")
 
 
 @dataclass
@@ -610,6 +612,7 @@ class Room:
             wait_read_since(t, tail, {device: (sent + frames) % 65536})
             acc.back = t.mark()
         acc.epoch = len(t.epochs) - 1
+        acc.lasted = time.monotonic() - went
         acc.dealt_back = len(self.records)
         acc.must_follow = acc.dealt_back + 2
         self.follow_through(acc.must_follow + self.through)

@@ -1,11 +1,12 @@
 """Outages of a live room while the dealer deals on, and the verdict on what the service made
 of each: the test kit the outage tests and the room soak share.
 
-A ``Room`` is a ``LiveTable`` whose dealer never waits for the service: it deals on through a
-killed, stopped, frozen or wiped service, or a cable pulled out, exactly as a table does while
-its box is away. ``Room.accident`` does one accident and then waits (for conditions only) until
-the service has followed the two hands after its return; ``judge`` then compares everything the
-service published with the virtual table's records, the truth:
+A ``Room`` is a ``LiveTable`` whose dealer never waits for the service: he deals on through a
+killed, stopped, frozen or wiped service, a cable pulled out, a device that resets or a line
+that loses frames, exactly as a table does while its box is away. ``Room.accident`` does one
+accident and then waits (for conditions only) until the service has followed the hands after
+its return; ``judge`` then compares everything the service published with the virtual table's
+records, the truth:
 
 - every hand it followed is one of the table's, in order, with its button, board, hole cards
   (the secure feed), outcome, pots and stacks (those not marked ``unverified``) right;
@@ -16,7 +17,13 @@ service published with the virtual table's records, the truth:
   unseen, so that the floor knows to count the chips; none in the hands after the first one
   followed after the accident;
 - the first hand followed after a restart carries one ``button_found`` notice (info, on
-  ``events`` only) naming the table's button; no accident gives more than one.
+  ``events`` only: naming that hand, or given just before it starts) naming the table's
+  button; no accident gives more than one, and only for a hand followed.
+
+"The first hand it must follow" is the one after the hand under way when the service was seen
+back (its ``service_started`` and every device online again; for a freeze, every device's
+frames sent after SIGCONT journalled): at most one hand later than the first NEWHAND it could
+have seen whole, so that no verdict depends on how fast the test saw it come back.
 
 Test code only.
 """

@@ -377,7 +377,12 @@ class Ledger:
             return out
         if value < current:
             uncalled = self._uncalled(seat)
-            if rnd.complete and uncalled > 0 and value >= current - uncalled:
+            handed_back = uncalled > 0 and value >= current - uncalled
+            if handed_back and not rnd.complete and self.unverified:
+                # handed back while only players nobody counted were still to act: the
+                # table shows them all-in (if anyone else is to act, it is a withdrawal)
+                self.run_out_unverified()
+            if handed_back and rnd.complete:
                 return [*out, self._give_back(seat, current - value)]
             out.append(Problem(Violation(
                 "bet_withdrawn", "BET-01",

@@ -273,6 +273,8 @@ class HandSession:
         elif (name == "DRAW" and len(args) == 2 and seat is not None and args[1].isdigit()) \
                 or (name == "CARDS_VIEWED" and seat is not None) or name == "SHUFFLE_ERROR":
             if live and name in self.game.BUTTONS:
+                if name == "DRAW":
+                    self._unverified_all_in(seat)  # a draw announced: the round was over
                 self.game.button(self, name, args)
         elif name == "DECLARE":
             if seat is not None:
@@ -349,6 +351,8 @@ class HandSession:
             if hand.next_index == 1 and zone != "MUCK":
                 self._deal_begins()  # no shoe: the first card's read is the deal's start
             self._run_out()  # no shoe: the card's first read is its deal
+        elif zone == "MUCK":
+            self._unverified_all_in(hand.owner(uid))
         self.outcomes(hand.arrive(
             zone, uid, card, betting_over=ledger.betting_over(),
             bb_option_pending=ledger.bb_option_pending(), ms=ms,
@@ -379,6 +383,20 @@ class HandSession:
                 and (seats := ledger.run_out_unverified()):
             self.out.note("info", "the board is run out: seats whose stacks are unverified are "
                           "all-in", seats=seats)
+
+    def _unverified_all_in(self, seat: int | None) -> None:
+        """``seat`` owes nothing, yet goes on as if the round were over (its cards to the
+        muck, a draw announced) while only seats whose stacks nobody counted are still to
+        act: the table shows them all-in (they do not act), so the round was complete. What
+        follows is the draw's discards, or a hand conceded at the showdown, not a fold out
+        of turn, a draw out of order or a hand swept by mistake."""
+        ledger, rnd = self.ledger, self.ledger.round
+        if not ledger.unverified or ledger.settled is not None or rnd is None \
+                or rnd.complete or seat is None or not rnd.is_active(seat) \
+                or seat == rnd.next_actor or rnd.to_call(seat) > 0:
+            return
+        if ledger.run_out_unverified():  # the round is complete: the draw or showdown is due
+            self._after_round()
 
     def _fold_possible(self, zone: str, uid: str) -> bool:
         """Can these cards in the muck be their owner's fold (SHOW-13)?
@@ -494,7 +512,10 @@ class HandSession:
                                    remedy="return the chips to the player")
                 return
             self.game.bet_zone_changed(self, seat, value, before)
+            ran_out = len(ledger.deemed)
             self.money(ledger.bet_zone(seat, value, ms))
+            if len(ledger.deemed) > ran_out:
+                self._after_round()  # gathered while only players nobody counted were to act
             if value < before and self.live and ledger.settled is not None \
                     and self._no_chips_in_play():
                 self.end()  # pushed to the winner straight from the bet zones (a walk, say)
@@ -502,6 +523,10 @@ class HandSession:
             if value > before:
                 self.money(ledger.finalize())
                 check_gathered(self, value, gathering=self.swept > 0)
+            elif value == before and ledger.carry_unknown:
+                # the chip reader says again what the pot holds (it does every few seconds):
+                # a pot carried from a game the service did not see may lie there already
+                check_gathered(self, value, gathering=False)
             elif value < before:
                 if ledger.settled is None and ledger.unverified \
                         and ledger.run_out_unverified():
@@ -557,6 +582,11 @@ class HandSession:
                 self.table.carry = 0  # a carried-over pot is won with this one
             elif isinstance(o, CheckedOut):
                 self.game.checked_out(self, o)
+        self._after_round()
+
+    def _after_round(self) -> None:
+        """What a round's end makes due: its notice, the draw, the showdown (each only once,
+        and only when due)."""
         self._round_complete()
         self.game.after_betting(self)
         self.game.showdown(self)

@@ -867,8 +867,12 @@ class TableCore:
             how = (f"where the service's rotation had seat {expected} ({gap}): hands were "
                    "dealt that it did not see")
         missed = expected is None or expected != button
+        # a first start where the config's players are not all dealt in: maybe a late
+        # player, maybe a box started mid-session after players busted; the stacks are
+        # not vouched for, but nobody is alerted on a guess
+        absent = self.hand_no == 0 and bool(set(placement.seated) - set(dealt_in))
         stacks = ""
-        if c.hands_unseen and not (self.hand_no == 0 and not missed):
+        if c.hands_unseen and (missed or absent or self.hand_no > 0):
             # a count after the gap stands, and so does what the stack zones showed
             shown = self.stacks.fresh if self.stacks is not None else set()
             doubtful = [s for s in dealt_in if s not in c.counted and s not in shown]

@@ -24,6 +24,7 @@ from simulators.table import HandRecord, VirtualTable
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
 from tests.room import Reader, Session
+from tests.room_soak import SEATS as SOAK_SEATS
 
 SEATS = {1: 5000, 3: 5000, 4: 5000, 7: 5000}
 TAG = "B0770000000000B7"  # the dealer button's tag (no card's, no chip's)
@@ -364,3 +365,60 @@ def test_killed_again_while_placing_a_hand_is_one_warning_and_no_hand_number_twi
     numbers = [e.hand for e in r.ended()]
     assert len(numbers) == len(set(numbers))
     assert len(followed(r, session, 5)) == len(session.records) - 4
+
+
+# ---------------------------------------------------------------------- stacks nobody counted
+def _fresh_box_before(seed: int, hand: int) -> tuple[Reader, HandRecord]:
+    """A five-card draw session of the room soak; a fresh box (only the config's stacks of
+    the day's start) is started just before table hand ``hand``: no stack it has is the
+    table's. Returns the reader after that hand and the next one's NEWHAND, and the record."""
+    s = Session(SOAK_SEATS, hands=hand + 1, seed=seed, aggression=0.25, all_in_share=0.05,
+                variant="draw5", ante=25, min_players=3)
+    r = Reader(s, alert_confirm=True, refresh_ms=2000)
+    r.wipe(s.before(hand))
+    r.frames(s.frames[s.starts[hand - 1]:])
+    return r, s.records[hand - 1]
+
+
+def won(r: Reader, hand: int) -> dict[int, int]:
+    shares: dict[int, int] = {}
+    for award in r.of(ev.PotAwarded):
+        if award.hand == hand:
+            for seat, amount in award.shares.items():
+                shares[int(seat)] = shares.get(int(seat), 0) + amount
+    return shares
+
+
+def test_a_player_all_in_with_his_ante_lets_the_draw_begin_without_an_alert() -> None:
+    """Seat 3 has 25 left, and the ante takes it; the box thinks he has 20 000. After the
+    bets are called he does not act, and the dealer gathers and starts the draw: he is
+    all-in (only the table could show it), not a player the draw went past."""
+    r, rec = _fresh_box_before(40, 30)
+    assert rec.stacks_before[3] == 25
+    assert r.alerts() == [("stacks_unverified", "warning")]
+    assert won(r, 1) == rec.winners
+
+
+def test_hands_conceded_to_a_player_all_in_nobody_counted_are_no_live_hands_in_the_muck(
+        ) -> None:
+    """Seat 1, all-in for 75 the box does not know of, is checked to after the draw, and the
+    others concede: their cards to the muck are the showdown's, not live hands swept.
+    Two players gone since the day's start tell the box its stacks are not vouched for,
+    which it says without alerting anyone (it may be a late player)."""
+    r, rec = _fresh_box_before(38, 50)  # the session's last hand: its record has no result
+    assert rec.stacks_before[1] == 75
+    assert r.alerts() == []
+    assert [(e.seat, e.rank) for e in r.of(ev.Showdown)][-1] == (
+        1, "full house, aces full of tens")
+    assert won(r, 1) == {1: 225}  # three antes and the three bets of 50 before the draw
+    assert all(s.unverified for s in r.of(ev.HandStarted)[0].seats)
+
+
+def test_an_uncalled_bet_handed_back_past_a_player_all_in_nobody_counted_is_no_withdrawal(
+        ) -> None:
+    """Seat 4 raises all-in (the box thinks he has chips behind), seat 1 re-raises, seat 3
+    calls all-in for less: the dealer hands seat 1 back what nobody could call. That is
+    the round's end with seat 4 all-in, not a bet withdrawn."""
+    r, rec = _fresh_box_before(54, 24)
+    assert r.alerts() == [("stacks_unverified", "warning")]
+    assert won(r, 1) == rec.winners

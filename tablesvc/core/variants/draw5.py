@@ -279,16 +279,26 @@ class Draw5(Variant):
     def checked_out(self, session: HandView, o: CheckedOut) -> None:
         """BET-20/22, POT-10: everyone checked; the pot stays for the next game."""
         out = session.out
-        session.table.carry = o.carried
+        carried = o.carried
+        if session.ledger.carry_unknown:
+            # a pot carried from a game the service did not see, not yet read in the pot:
+            # the chip reader's last reading of it says what stays; without one the next
+            # game's pot will say (``pot_count``)
+            pot = session.table.zones.get("POT")
+            if pot is not None and pot > carried:
+                carried = pot
+            else:
+                session.table.carry_known = False
+        session.table.carry = carried
         first = "first" if o.street == "predraw" else "second"
         out.alert("game_checked_out", "BET-20" if o.street == "predraw" else "BET-22",
                   "info", f"everyone checked in the {first} betting round: the game ends "
                   "with no winner")
         out.alert("pot_carryover", "POT-10", "info",
-                  f"the pot of {o.carried} stays in the middle for the next game",
+                  f"the pot of {carried} stays in the middle for the next game",
                   remedy="the next game starts with this pot plus the new antes; the "
                   "Vorhand deals next")
-        session.hand_ended("checked_out", session.ledger.shown_stacks(), carried_pot=o.carried)
+        session.hand_ended("checked_out", session.ledger.shown_stacks(), carried_pot=carried)
         session.table.eliminate(session.tracker.order)
 
     def showdown(self, session: HandView) -> None:

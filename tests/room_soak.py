@@ -25,6 +25,7 @@ import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from simulators.records import HandRecord
 from tablesvc.core import events as ev
@@ -131,7 +132,7 @@ def judge(session: Session, a: Accident, stop: int, events: list[ev.Event]) -> V
     accident_alerts: list[tuple[str, str]] = []
     placed: set[int] = set()  # service hands that began after the accident
     for e in events:
-        if isinstance(e, ev.HandStarted):
+        if isinstance(e, ev.HandStarted) and e.hand is not None:
             started[e.hand] = e
         elif isinstance(e, ev.HoleCards) and e.hand is not None:
             holes.setdefault(e.hand, {})[e.seat] = list(e.cards)
@@ -142,7 +143,7 @@ def judge(session: Session, a: Accident, stop: int, events: list[ev.Event]) -> V
             boards[e.hand] = list(e.board)
     # which service hand is which table hand: the hand that started at the table's NEWHAND
     followed = [h for h, e in ended.items() if e.reason != "untracked" and h in started]
-    by_deal: dict[tuple[int, ...], int] = {}
+    by_deal: dict[tuple[str, ...], int] = {}
     for h in followed:
         key = tuple(sorted(c for cards in first.get(h, {}).values() for c in cards))
         by_deal[key] = h
@@ -152,10 +153,11 @@ def judge(session: Session, a: Accident, stop: int, events: list[ev.Event]) -> V
         v.problems.append(f"{v.untracked} hands untracked: {untracked}")
     for rec in judged:
         dealt = tuple(sorted(c for cards in _dealt(rec).values() for c in cards))
-        h = by_deal.get(dealt)
-        if h is None:
+        found = by_deal.get(dealt)
+        if found is None:
             v.problems.append(f"table hand {rec.number} (button {rec.button}) was not followed")
             continue
+        h = found
         placed.add(h)
         v.followed += 1
         s = started[h]
@@ -201,8 +203,8 @@ def soak(variant: str, seed: int, accidents: int, hands: int = 60, max_frames: i
     """One session of ``hands`` hands with ``accidents`` accidents; the verdicts. With
     ``stack_zones`` the table shows every stack (``[table] stack_zones``)."""
     rng = random.Random(seed)
-    options: dict[str, object] = {"aggression": 0.25, "all_in_share": 0.05,
-                                  "stack_zones": stack_zones}
+    options: dict[str, Any] = {"aggression": 0.25, "all_in_share": 0.05,
+                               "stack_zones": stack_zones}
     if variant == "draw5":  # a draw game needs three players at least (SEAT-10)
         options.update(variant="draw5", ante=25, min_players=3)
     session = Session(SEATS, hands=hands, seed=seed, **options)

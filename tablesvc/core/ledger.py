@@ -124,6 +124,7 @@ class Ledger:
     late: dict[int, int] = field(default_factory=dict)  # chips after the round was complete
     unverified: frozenset[int] = frozenset()  # seats whose stacks are not known exactly
     deemed: set[int] = field(default_factory=set)  # ... taken as all-in when the table dealt on
+    unannounced: list[LedgerOutcome] = field(default_factory=list)  # what a run-out decided
     dealt: bool = True  # the first card has left the shoe (a session clears it at NEWHAND)
     predeal: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> (value, ms)
 
@@ -440,7 +441,17 @@ class Ledger:
         for seat in owing:
             self._known_all_in(seat, 0)
         self.deemed.update(owing)  # all-in for this hand's flow, their stacks still not known
+        if (checked_out := self.plan.checked_out(self)) is not None:
+            # everyone who could act checked: the game ends with no winner (BET-20/22)
+            self.checked_out = checked_out
+            self.unannounced.append(checked_out)
         return owing
+
+    def announce(self) -> list[LedgerOutcome]:
+        """What a run-out of seats nobody counted decided by itself (``run_out_unverified``:
+        a game checked out), for the session to tell."""
+        out, self.unannounced = self.unannounced, []
+        return out
 
     def handed_back_whole(self, short: int) -> Returned | None:
         """The pot holds ``short`` less than was bet after a complete round: if that is

@@ -383,6 +383,7 @@ class HandSession:
                 and (seats := ledger.run_out_unverified()):
             self.out.note("info", "the board is run out: seats whose stacks are unverified are "
                           "all-in", seats=seats)
+            self.money(ledger.announce())
 
     def _unverified_all_in(self, seat: int | None) -> None:
         """``seat`` owes nothing, yet goes on as if the round were over (its cards to the
@@ -532,7 +533,7 @@ class HandSession:
                         and ledger.run_out_unverified():
                     # pushed while players whose stacks nobody counted were still to act:
                     # the table shows them all-in, and the hand's showdown was due
-                    self.game.showdown(self)
+                    self._after_round()
                 self.game.pot_shrank(self, before, value)
             if value != before:
                 self.swept = 0
@@ -587,6 +588,9 @@ class HandSession:
     def _after_round(self) -> None:
         """What a round's end makes due: its notice, the draw, the showdown (each only once,
         and only when due)."""
+        if self.ledger.unannounced:
+            self.money(self.ledger.announce())  # (which comes back here)
+            return
         self._round_complete()
         self.game.after_betting(self)
         self.game.showdown(self)

@@ -399,18 +399,18 @@ def test_a_player_all_in_with_his_ante_lets_the_draw_begin_without_an_alert() ->
     assert won(r, 1) == rec.winners
 
 
-def test_hands_conceded_to_a_player_all_in_nobody_counted_are_no_live_hands_in_the_muck(
+def test_a_game_checked_around_a_player_all_in_nobody_counted_checks_out_without_alerts(
         ) -> None:
-    """Seat 1, all-in for 75 the box does not know of, is checked to after the draw, and the
-    others concede: their cards to the muck are the showdown's, not live hands swept.
-    Two players gone since the day's start tell the box its stacks are not vouched for,
-    which it says without alerting anyone (it may be a late player)."""
-    r, rec = _fresh_box_before(38, 50)  # the session's last hand: its record has no result
-    assert rec.stacks_before[1] == 75
+    """Seat 1, all-in for 75 the box does not know of, is checked to after the draw: the
+    others checked and he cannot act, so the game ends with no winner (BET-22, A-23) and
+    the cards go to the muck, which is no live hand swept. Two players gone since the day's
+    start tell the box its stacks are not vouched for, which it says without alerting anyone
+    (it may be a late player)."""
+    r, rec = _fresh_box_before(38, 50)
+    assert rec.stacks_before[1] == 75 and rec.outcome == "checked_out"
     assert r.alerts() == []
-    assert [(e.seat, e.rank) for e in r.of(ev.Showdown)][-1] == (
-        1, "full house, aces full of tens")
-    assert won(r, 1) == {1: 225}  # three antes and the three bets of 50 before the draw
+    ended = [e for e in r.ended() if e.hand == 1]
+    assert [(e.reason, e.carried_pot) for e in ended] == [("checked_out", rec.carried_over)]
     assert all(s.unverified for s in r.of(ev.HandStarted)[0].seats)
 
 

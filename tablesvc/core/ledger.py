@@ -441,8 +441,11 @@ class Ledger:
         for seat in owing:
             self._known_all_in(seat, 0)
         self.deemed.update(owing)  # all-in for this hand's flow, their stacks still not known
-        if (checked_out := self.plan.checked_out(self)) is not None:
-            # everyone who could act checked: the game ends with no winner (BET-20/22)
+        checked = any(h.decision.action == "check" for h in self.history
+                      if isinstance(h, Acted) and h.street == self.street)
+        if checked and (checked_out := self.plan.checked_out(self)) is not None:
+            # everyone who could act checked: the game ends with no winner (BET-20/22); had
+            # nobody been able to act, the showdown would be due
             self.checked_out = checked_out
             self.unannounced.append(checked_out)
         return owing

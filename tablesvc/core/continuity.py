@@ -53,6 +53,7 @@ class Continuity(Monitor):
         self.out = out
         self.links = links
         self.away: dict[str, str] = {}  # device -> its state while it is not online
+        self.closed: set[str] = set()  # ... of them, ports the service closed: it is stopping
         self.alerted: set[str] = set()  # devices away that the floor has been told about
         # devices gone whose one alert is still gathering: name -> (when, how it went)
         self.pending: dict[str, tuple[int, str]] = {}
@@ -75,6 +76,7 @@ class Continuity(Monitor):
         the same moment) or back."""
         if link.state == "online":
             self.away.pop(link.name, None)
+            self.closed.discard(link.name)
             return
         if link.last_type is None:
             return  # never seen since the service started: nothing went away
@@ -83,6 +85,7 @@ class Continuity(Monitor):
             return
         self.away[link.name] = link.state
         if link.detail == STOPPED:
+            self.closed.add(link.name)
             return  # the service closed its own ports: it is stopping, nothing went away
         self.saw_gap(f"{link.name} was {link.state}", device=link)
         if link.kind == "console":
@@ -138,13 +141,17 @@ class Continuity(Monitor):
             self.start_unseen = True
 
     def away_while(self, name: str, state: str) -> str | None:
-        """A device other than ``name`` that is ``state`` (offline or stale), if any."""
-        return next((d for d, s in self.away.items() if d != name and s == state), None)
+        """A device other than ``name`` that is ``state`` (offline or stale), if any; not one
+        whose port the service closed itself (it is stopping: what comes meanwhile from the
+        ports still open is the last it reads)."""
+        return next((d for d, s in self.away.items()
+                     if d != name and s == state and d not in self.closed), None)
 
     def quiet(self, name: str) -> bool:
         """The floor was told that ``name`` is away (or is about to be, in the one alert
-        that is gathering the devices gone at the same moment)."""
-        return name in self.alerted or name in self.pending
+        that is gathering the devices gone at the same moment), or the service closed its
+        port itself: stopping, it tells the floor nothing of a hand it leaves."""
+        return name in self.alerted or name in self.pending or name in self.closed
 
     # ------------------------------------------------------------------ the service
     def service_started(self, ms: int, why: str = "the service was not running") -> None:

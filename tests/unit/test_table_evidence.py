@@ -23,6 +23,7 @@ import pytest
 from simulators.table import HandRecord, VirtualTable
 from simulators.virtual import recorded_table
 from tablesvc.core import events as ev
+from tablesvc.core.inputs import PortChange, format_ts
 from tests.room import Reader, Session
 from tests.room_soak import SEATS as SOAK_SEATS
 
@@ -99,6 +100,25 @@ def test_a_clean_stop_between_hands_is_one_notice_and_no_card_is_unaccounted(
     assert r.alerts() == []
     assert names(r).count("button_found") == 1
     assert len(followed(r, session, 3)) == len(session.records) - 2
+
+
+def test_a_clean_stop_mid_hand_closing_its_ports_one_by_one_tells_the_floor_nothing(
+        session: Session) -> None:
+    """The service stops mid-hand (an update, a box being replaced): it closes the shoe's
+    port first, and the antennas, the chips and the console still send while it closes
+    theirs. It is leaving: what the shoe's port no longer reads is no device gone away, and
+    the hand it leaves is no alert of its own (the next start tells what it missed)."""
+    r = Reader(session, alert_confirm=True)
+    hand3 = session.hand(3)
+    r.frames(session.before(3))
+    r.frames(hand3[:25])
+    start = len(r.events)
+    r.apply(PortChange(format_ts(r.ms), r.ms, "shoe", False, "stopped"))
+    r.frames([f for f in hand3[25:60] if f[0] != "shoe"][:12])
+    for dev in ("cards", "chips", "console"):
+        r.apply(PortChange(format_ts(r.ms), r.ms, dev, False, "stopped"))
+    r.wait(5000)
+    assert r.alerts(r.events[start:]) == []
 
 
 def test_a_frozen_process_is_one_hand_not_followed_and_the_next_is_followed(

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulators.table import HandRecord
+from tablesvc.pipeline.pause import PAUSE_S
 from tests.integration.live_room import (
     DEVICES,
     WAIT,
@@ -48,6 +49,11 @@ from tests.integration.live_room import (
 )
 
 KINDS = ("kill", "stop", "freeze", "empty_storage", "cable", "reset", "lost")
+FREEZE_MIN_S = 2 * PAUSE_S
+"""The shortest freeze: the dealer deals twenty times faster than a table, so the ports fill
+twenty times faster too. A freeze that holds a hand's frames lasts a minute at a table, far
+beyond the pause the service notices (``PAUSE_S``); a freeze shorter than that holds a few
+frames at a table, and a hand's worth here: no accident a table has."""
 """What befalls the service (or a device, or its line) while the dealer deals on."""
 RESTARTS = frozenset({"kill", "stop", "empty_storage"})
 """Accidents after which a new process starts: it cannot know what was dealt meanwhile."""
@@ -595,6 +601,8 @@ class Room:
             raise ValueError(f"no accident {kind!r}: one of {KINDS}")
         dealing.wait_hands(acc.dealt_before + 1 + hands,
                            f"{hands} whole hands dealt during the {kind}")
+        if kind == "freeze":
+            length = max(length, FREEZE_MIN_S)
         hold(length - (time.monotonic() - went))
         if kind in RESTARTS:
             t.start(wait_online=False)

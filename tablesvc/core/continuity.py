@@ -149,9 +149,13 @@ class Continuity(Monitor):
 
     def quiet(self, name: str) -> bool:
         """The floor was told that ``name`` is away (or is about to be, in the one alert
-        that is gathering the devices gone at the same moment), or the service closed its
-        port itself: stopping, it tells the floor nothing of a hand it leaves."""
-        return name in self.alerted or name in self.pending or name in self.closed
+        that is gathering the devices gone at the same moment)."""
+        return name in self.alerted or name in self.pending
+
+    @property
+    def stopping(self) -> bool:
+        """The service is closing its ports on its way out."""
+        return bool(self.closed)
 
     # ------------------------------------------------------------------ the service
     def service_started(self, ms: int, why: str = "the service was not running") -> None:

@@ -234,6 +234,8 @@ class TableCore:
         not raised."""
         self.out.doubted = False
         hand = self.session
+        if self.continuity.stopping:
+            return  # on its way out: the next start tells what it missed of this hand
         if hand is not None and hand.live and hand.tracked:
             why, quiet = self.continuity.doubt()
             if why is None:

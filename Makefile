@@ -50,9 +50,11 @@ TEST_WORKERS ?= 3
 test: install broker browser postgres
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal $(ARGS)
 
-# the room soak: at least 100 accidents of random kind, length and moment to live tables at
-# twenty times the demo's pace, each judged; prints its seed (again: make soak ARGS="--seed N")
+# the room soaks: 4000 accidents through the core alone (minutes), then at least 100 accidents of
+# random kind, length and moment to live tables at twenty times the demo's pace, each judged;
+# the live one prints its seed (again: make soak ARGS="--seed N")
 soak: install broker
+	$(BIN)/python -m tests.room_soak --quiet --accidents 4000
 	$(BIN)/python -m tests.soak.live_soak $(ARGS)
 
 bench: install broker

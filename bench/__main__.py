@@ -37,6 +37,9 @@ def main() -> None:
     p.add_argument("--latency-equity", choices=["on", "off", "alternate"], default="on",
                    help="latency runs with the service's win probabilities on, off, or "
                         "alternating off and on (each printed apart)")
+    p.add_argument("--alert-confirm", choices=["on", "off"], default="on",
+                   help="the latency bench's service confirms rule alerts (the default "
+                        "configuration: an alert waits until every device was heard after it)")
     p.add_argument("--hands", type=int, default=2000, help="hands of the memory bench")
     p.add_argument("--rss-equity", choices=["on", "off", "both"], default="on",
                    help="memory bench with the service's win probabilities on, off or both")
@@ -86,7 +89,8 @@ def main() -> None:
                     print(f"-- latency run {i + 1} of {a.runs}, win probabilities "
                           f"{'on' if with_equity else 'off'}")
                 runs[with_equity].append(latency.run(rates, a.latency_seconds, a.timed,
-                                                         equity=with_equity))
+                                                         equity=with_equity,
+                                                         confirm=a.alert_confirm == "on"))
         for with_equity, done in runs.items():
             if len(done) > 1:
                 print(f"-- win probabilities {'on' if with_equity else 'off'}")

@@ -158,7 +158,8 @@ class LatencyResult:
     problem: str | None = None
 
 
-def _config(d: Path, port: int, metrics_port: int, equity: bool = True) -> Path:
+def _config(d: Path, port: int, metrics_port: int, equity: bool = True,
+            confirm: bool = True) -> Path:
     players = "".join(f'[[players]]\nseat = {s}\nname = "P{s}"\nstack = 1000000000\n'
                       for s in range(1, 11))
     (d / "chips.json").write_text(json.dumps({"chips": bench_chips()}))
@@ -169,7 +170,8 @@ def _config(d: Path, port: int, metrics_port: int, equity: bool = True) -> Path:
                    f'[mqtt]\nport = {port}\nprotocol = "5"\n[storage]\ndir = "{d / "store"}"\n'
                    f'[registry]\ndecks = "{d / "decks"}"\nchips = "{d / "chips.json"}"\n'
                    f'[broadcast]\nequity = {"true" if equity else "false"}\n'
-                   f"[metrics]\nport = {metrics_port}\n")
+                   f"[metrics]\nport = {metrics_port}\n"
+                   f'[rules.timers]\nconfirm_alerts = {"true" if confirm else "false"}\n')
     return cfg
 
 
@@ -356,11 +358,13 @@ def _baselines(storage: Path, port: int) -> tuple[list[float], list[float], int]
 
 
 def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 400,
-        root: Path = ROOT, quiet: bool = False, equity: bool = True) -> LatencyResult:
+        root: Path = ROOT, quiet: bool = False, equity: bool = True,
+        confirm: bool = True) -> LatencyResult:
     """One run: every rate in turn beside its baselines, then the alert latency.
 
     ``equity``: the service computes win probabilities (the default configuration), on the
-    same processor as the events timed here."""
+    same processor as the events timed here. ``confirm``: a rule alert waits until every
+    device was heard after it (the default configuration; devices beat once a second)."""
     result = LatencyResult()
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -376,7 +380,7 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
             os.symlink(os.ttyname(s), d / name)
             masters[name] = m
         metrics_port = free_port()
-        cfg = _config(d, broker.port, metrics_port, equity)
+        cfg = _config(d, broker.port, metrics_port, equity, confirm)
         col = Collector()
         sub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
                           protocol=mqtt.MQTTv5)
@@ -398,6 +402,11 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
             _wait(lambda: len(col.devices_online) == len(DEVICES), 10)
             hands = stream.hands()
             pending: list[tuple[str, bytes, Key | None]] = []
+            # the first hand after a start is placed from the table: its first round's events
+            # come once the round is complete (docs/OPERATIONS.md, "Finding its place"). It
+            # is dealt untimed; the figures are those of a table the service is following
+            warm, _, _ = _play(feeder, col, hands, pending, rates[0], 0.0, 0, cap_s=600.0)
+            _wait(lambda: col.missing(warm) == 0, GRACE_S)
             for rate in rates:
                 sync, rtt, rtt_lost = _baselines(d / "store", broker.port)
                 before = _service_histograms(metrics_port)
@@ -420,7 +429,9 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
                 result.rates.append(r)
                 if not quiet:
                     print_rate(r)
-            # alerts: a tag of no deck, drawn from the shoe, is a critical alert at once
+            # alerts: a tag of no deck, drawn from the shoe, is a critical alert, raised once
+            # every device was heard after it (the next heartbeat: a second at most) when
+            # alerts are confirmed, at once when not
             alert_sent: list[float] = []
             for i in range(ALERTS):
                 alert_sent.append(time.time())
@@ -433,8 +444,10 @@ def run(rates: Sequence[int] = (20, 1000), seconds: float = 10.0, timed: int = 4
                                     zip(alert_sent, arrived, strict=False)])
             result.alerts_lost = ALERTS - len(arrived)
             if not quiet:
+                target = ("1.5 s: every device heard after it, a heartbeat a second"
+                          if confirm else "100 ms")
                 print(f"alert latency frame->alerts subscriber ({ALERTS} alerts, 50/s): "
-                      f"{result.alerts}, {result.alerts_lost} lost (target: within 100 ms)")
+                      f"{result.alerts}, {result.alerts_lost} lost (target: within {target})")
         except Exception as exc:  # report, never abort the benchmark run
             result.problem = f"{type(exc).__name__}: {exc}"
         finally:

@@ -14,8 +14,9 @@ Each accident is judged as the floor and the broadcast would judge it:
   button, every hole card, the board and how the hand ended are the table's, and it raises no
   warning or critical alert.
 
-``python -m tests.room_soak --accidents 1000`` runs a long soak and prints each verdict; the
-unit tests run a short one. Test code only.
+``python -m tests.room_soak`` runs a long soak (1000 accidents; both games, with and without
+stack zones) and prints each verdict (``--quiet``: only what failed), ``make soak`` runs it
+before the live soak; the unit tests run a short one. Test code only.
 """
 
 from __future__ import annotations
@@ -229,19 +230,28 @@ def soak(variant: str, seed: int, accidents: int, hands: int = 60, max_frames: i
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--accidents", type=int, default=200, help="accidents in all")
+    p.add_argument("--accidents", type=int, default=1000, help="accidents in all")
     p.add_argument("--seed", type=int, default=1, help="the first session's seed")
+    p.add_argument("--quiet", action="store_true", help="print only what failed")
     args = p.parse_args(argv)
     failed = done = 0
     seed = args.seed
     while done < args.accidents:
-        for variant in ("holdem", "draw5"):
-            def show(v: Verdict, variant: str = variant, seed: int = seed) -> None:
-                print(f"{variant} seed {seed}: {v.accident}: "
+        for variant, zones in (("holdem", False), ("draw5", False), ("holdem", True),
+                               ("draw5", True)):
+            if done >= args.accidents:
+                break
+
+            def show(v: Verdict, variant: str = variant, seed: int = seed,
+                     zones: bool = zones) -> None:
+                if args.quiet and v.ok:
+                    return
+                print(f"{variant}{' stack zones' if zones else ''} seed {seed}: {v.accident}: "
                       f"{'ok' if v.ok else 'FAILED'} alerts={v.alerts} "
                       f"untracked={v.untracked} followed={v.followed}"
-                      + "".join(f"\n    {p}" for p in v.problems))
-            verdicts = soak(variant, seed, min(10, args.accidents - done), report=show)
+                      + "".join(f"\n    {p}" for p in v.problems), flush=True)
+            verdicts = soak(variant, seed, min(10, args.accidents - done), report=show,
+                            stack_zones=zones)
             done += len(verdicts)
             failed += sum(not v.ok for v in verdicts)
         seed += 1

@@ -314,7 +314,9 @@ class Ledger:
         if self.settled is not None or (value == 0 and previous > 0 and rnd.complete):
             return out  # gathering into the pot
         current = rnd.contributed.get(seat, 0)
-        if seat in self.unverified and 0 < value < current and self._only_posted(seat, current):
+        if seat in self.unverified and 0 < value < current and previous < current \
+                and self._only_posted(seat, current):
+            # (a zone that showed the whole blind and then less is a part handed back)
             return out + self._posted_short(seat, value)
         if self.owes.get(seat) and value > current:
             return out + self._pay_owed(seat, value - current)

@@ -54,6 +54,7 @@ class PlacingTable(Protocol):
 
     def placed(self, placement: Placement, button: int, dealt_in: list[int]) -> None: ...
     def not_placed(self, placement: Placement, why: str) -> None: ...
+    def back(self, seats: list[int]) -> bool: ...
 
 
 class Placement:
@@ -120,6 +121,9 @@ class Placement:
             self._misdealt("something at the table went unseen while it was dealt")
             return
         strangers = [s for s in seats if s not in self.seated]
+        if strangers and self.table.back(strangers):
+            self.seated = self.seated + strangers
+            strangers = []
         if strangers:
             self.over = True
             self.table.not_placed(

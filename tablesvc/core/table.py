@@ -76,7 +76,8 @@ class TableCore:
         "DEAL-01": ("deal_without_shuffle",),
         "BOARD-06": ("card_after_hand_end",),
         "TABLE-00": ("publish_refused", "device_fault", "player_count_out_of_range",
-                     "button_found", "stacks_unverified", "seat_sat_out", "internal_error"),
+                     "button_found", "stacks_unverified", "seat_sat_out", "player_back",
+                     "internal_error"),
         "SEAT-02": ("button_position_error", "button_followed"),
         "TABLE-01": ("player_seated",),
         "TABLE-02": ("seated_between_button_and_sb",),
@@ -123,6 +124,9 @@ class TableCore:
         self.disputed = False
         self.disputed_by = 0  # the input whose alert disputed the button
         self.newcomers: set[int] = set()  # seated since the last deal: maybe not at the table
+        # players the service had out of chips: should the table deal to their seat again,
+        # the service was wrong (a stack it could not vouch for), and the table is the truth
+        self.gone: dict[int, Player] = {}
         self.sat_out: set[int] = set()  # seated, but the last deal gave them no card
         self.button_tag: int | None = None  # the seat the tagged dealer button lies at
         # the players' stacks as the table shows them, where it has stack zones
@@ -697,6 +701,11 @@ class TableCore:
             self._read_stacks(present)  # the table tells every stack (stack zones)
             self.eliminate(tuple(present))  # a stack zone that is empty: that player is out
         seated = self._seated()
+        if len(seated) < 2 and len(seated) + len(self.gone) >= 2:
+            # the dealer deals on though the service has fewer than two players with chips:
+            # the players it had out may not be (``back``); the first round will tell
+            self.session = Placement(self, seated, None, "unknown")
+            return
         if len(seated) < 2:
             self.out.alert("player_count_out_of_range", "TABLE-00", "warning",
                            f"NEWHAND pressed with {len(seated)} player(s) seated; a hand "
@@ -896,6 +905,28 @@ class TableCore:
                        f"the first round of the deal shows the button at seat {button}, {how}"
                        f"{stacks}", seat=button)
 
+    def back(self, seats: list[int]) -> bool:
+        """The first round dealt to ``seats``, where the service knows no player with chips:
+        if each of them is a player it had out of chips (still seated with none, or gone),
+        it was wrong (it could not vouch for their stacks, or a count was wrong); they are
+        back, their stacks unverified until counted, and the hand is placed with them. One
+        notice."""
+        out = {seat for seat, p in self.players.items() if p.stack == 0}
+        if not seats or any(seat not in self.gone and seat not in out for seat in seats):
+            return False
+        for seat in seats:
+            if seat in self.gone:
+                self.players[seat] = self.gone.pop(seat)
+            self.unverified.add(seat)
+            self.sat_out.discard(seat)
+        names = ", ".join(f"seat {s} ({self.players[s].name})" for s in seats)
+        self.out.alert("player_back", "TABLE-00", "info",
+                       f"{names} dealt in, though the service had no chips for them: their "
+                       "stacks are unverified until the floor counts them",
+                       seat=seats[0], remedy="count their stacks and send them (cmd/stacks)",
+                       evidence={"seats": seats})
+        return True
+
     def not_placed(self, placement: Placement, why: str) -> None:
         """The first round showed no place to start from. Without a gap the hand is dealt in
         where the service expected it, and the deal's own rules say what is wrong; after a
@@ -981,6 +1012,7 @@ class TableCore:
         if seat in self.sat_out or (newcomer and self.hand_no > 0):
             self.newcomers.add(seat)
         self.sat_out.discard(seat)
+        self.gone.pop(seat, None)
         if not newcomer:
             return
         self.out.alert("player_seated", "TABLE-01", "info",
@@ -1053,6 +1085,7 @@ class TableCore:
 
     def _eliminated(self, seat: int) -> None:
         p = self.players.pop(seat)
+        self.gone[seat] = p
         self.unverified.discard(seat)
         self.newcomers.discard(seat)
         self.sat_out.discard(seat)

@@ -442,3 +442,44 @@ def test_an_uncalled_bet_handed_back_past_a_player_all_in_nobody_counted_is_no_w
     r, rec = _fresh_box_before(54, 24)
     assert r.alerts() == [("stacks_unverified", "warning")]
     assert won(r, 1) == rec.winners
+
+
+def test_a_blind_whose_uncalled_part_is_handed_back_is_no_short_blind() -> None:
+    """The small blind (a stack the box does not know: 50) is all-in; the others fold; the
+    dealer hands the big blind back what nobody called. The big blind showed whole in its
+    zone: the part going back is the handback, not a big blind put out short (which would
+    make his stack 50, known, and a later bet of his 'chips added')."""
+    r, rec = _holdem_fresh_box_before(218, 3)
+    assert rec.returned == {3: 50}
+    assert r.alerts() == [("stacks_unverified", "warning")]
+    assert won(r, 1) == rec.winners
+    ended = next(e for e in r.ended() if e.hand == 1)
+    assert {s.seat: s.unverified for s in ended.stacks}[3]
+
+
+def test_a_player_the_service_had_out_of_chips_dealt_in_again_is_back_with_one_notice(
+        ) -> None:
+    """The box took a stack for empty that was not (here: the floor counted it wrong, 0):
+    to the box the player has no chips. It restarts between hands, so the next hand is
+    placed from the table, and the dealer deals to his seat: the table is the truth, he is
+    back, his stack unverified, one notice; every hand is followed. (Without the restart the
+    box deals the hand in as it knows it, and the cards at his seat are the dealer's error
+    to it.)"""
+    s = Session(SEATS, hands=5, seed=5, aggression=0.2)
+    r = Reader(s, alert_confirm=True)
+    r.frames(s.before(3))
+    r.command("stacks", stacks={"7": 0})  # a count that is wrong
+    r.down([])
+    r.frames(s.frames[s.starts[2]:])
+    assert names(r).count("player_back") == 1
+    assert r.alerts() == []
+    assert len(followed(r, s, 3)) == len(s.records) - 2
+
+
+def _holdem_fresh_box_before(seed: int, hand: int) -> tuple[Reader, HandRecord]:
+    """As ``_fresh_box_before``, for hold'em."""
+    s = Session(SOAK_SEATS, hands=hand + 1, seed=seed, aggression=0.25, all_in_share=0.05)
+    r = Reader(s, alert_confirm=True, refresh_ms=2000)
+    r.wipe(s.before(hand))
+    r.frames(s.frames[s.starts[hand - 1]:])
+    return r, s.records[hand - 1]

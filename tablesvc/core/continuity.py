@@ -63,12 +63,14 @@ class Continuity(Monitor):
         self.awaiting: set[str] = set()
         self.gap: str | None = None  # what the service may have missed since the last placed hand
         self.hands_unseen = False  # ... among it, the start of a hand (stacks may have changed)
+        self.newhands_unseen = False  # ... or a console's NEWHAND (hands seen as one)
         self.gap_told = False  # the floor has had a warning for this gap already
         self.readers_away: set[str] = set()  # the card readers away at some time of the gap
         self.counted: set[int] = set()  # seats the floor counted since the gap (cmd/stacks)
         self.burst_until = 0  # input time until which a burst read after a pause lasts
         self.gaps = 0  # gaps seen so far: whether one came while something was being read
         self.stops = 0  # ... of them, the service's own (a restart, a pause)
+        self.reader_gaps = 0  # ... of them, a card reader's (a card's way may have been missed)
 
     # ------------------------------------------------------------------ devices
     def health_changed(self, link: Link) -> None:
@@ -220,7 +222,12 @@ class Continuity(Monitor):
             self.stops += 1
             self.hands_unseen = True
             return
+        if device.kind == "console":
+            # its frames (a NEWHAND among them) went unseen: where the service saw one hand
+            # going on, one may have ended and another been dealt, which the button shows
+            self.newhands_unseen = True
         if device.kind in CARD_READERS:
+            self.reader_gaps += new
             self.readers_away.add(device.name)
             readers = {n for n, link in self.links.items() if link.kind in CARD_READERS}
             self.hands_unseen = self.hands_unseen or readers <= self.readers_away
@@ -239,6 +246,7 @@ class Continuity(Monitor):
         """A hand was placed from the table's evidence: what was missed before it is behind."""
         self.gap = None
         self.hands_unseen = False
+        self.newhands_unseen = False
         self.gap_told = False
         self.readers_away = set()
         self.counted = set()

@@ -78,6 +78,7 @@ class Placement:
         self.first_seat: dict[str, int] = {}  # card tag -> the seat it was dealt to
         self.gaps = table.continuity.gaps  # a gap while the round is read spoils it
         self.stops = table.continuity.stops
+        self.reader_gaps = table.continuity.reader_gaps
         self.undrawn = False  # a card reached a seat whose draw from the shoe never came
         self.over = False
         self.doubt: str | None = None  # (only a followed hand can be in doubt)
@@ -114,10 +115,12 @@ class Placement:
             self._misdealt("a card reached a seat without its draw from the shoe (the "
                            "shoe's frame was lost)")
             return
-        if c.stops != self.stops or (c.gaps != self.gaps and set(self.seated) - set(seats)):
+        if c.stops != self.stops \
+                or (c.reader_gaps != self.reader_gaps and set(self.seated) - set(seats)):
             # while the service itself was not running the dealer may have dealt on (what it
-            # reads now may be a later hand's round); after any other gap a seat without a
-            # card may only be a card the service did not see go there
+            # reads now may be a later hand's round); after a card reader's gap a seat without
+            # a card may only be a card the service did not see go there (the chips' or the
+            # console's frames say nothing of where the cards went)
             self._misdealt("something at the table went unseen while it was dealt")
             return
         strangers = [s for s in seats if s not in self.seated]

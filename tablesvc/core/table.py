@@ -883,7 +883,9 @@ class TableCore:
         # not vouched for, but nobody is alerted on a guess
         absent = self.hand_no == 0 and bool(set(placement.seated) - set(dealt_in))
         stacks = ""
-        if c.hands_unseen and (missed or absent or self.hand_no > 0):
+        # (a NEWHAND the console lost: the hands seen as one moved the button past the rotation)
+        if (c.hands_unseen and (missed or absent or self.hand_no > 0)) \
+                or (c.newhands_unseen and missed):
             # a count after the gap stands, and so does what the stack zones showed
             shown = self.stacks.fresh if self.stacks is not None else set()
             doubtful = [s for s in dealt_in if s not in c.counted and s not in shown]

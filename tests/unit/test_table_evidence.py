@@ -483,3 +483,21 @@ def _holdem_fresh_box_before(seed: int, hand: int) -> tuple[Reader, HandRecord]:
     r.wipe(s.before(hand))
     r.frames(s.frames[s.starts[hand - 1]:])
     return r, s.records[hand - 1]
+
+
+def test_a_console_reset_that_loses_a_newhand_leaves_the_stacks_unverified_not_wrong() -> None:
+    """Heads-up; the console reboots over the end of a hand and the next NEWHAND: the
+    service sees the two hands as one, so what it thinks the stacks are is not what they
+    are. The button the next hand is dealt from shows that a hand went by: the stacks are
+    unverified (the device_offline was the floor's one alert), and no later bet is taken
+    for chips brought into the hand."""
+    s = Session(SOAK_SEATS, hands=6, seed=214, aggression=0.25, all_in_share=0.05)
+    r = Reader(s, alert_confirm=True, refresh_ms=2000)
+    r.frames(s.frames[:120])
+    r.restarting("console", s.frames[120:196])  # hand 3's NEWHAND is frame 157
+    r.frames(s.frames[196:])
+    assert s.starts[2] == 157
+    assert r.alerts() == [("device_offline", "warning")]
+    placed = r.of(ev.HandStarted)[2]
+    assert placed.button == s.records[3].button
+    assert all(seat.unverified for seat in placed.seats)

@@ -202,8 +202,14 @@ def test_unplugged_device_goes_offline_then_online_after_replug_and_hand_continu
     wait_until(lambda: cards_states()[-1] == "offline", 10, "cards offline")
     rig.replug("cards")
     wait_until(lambda: cards_states()[-1] == "online", 20, "cards online again")
-    retained = [m for m in sub.messages if m.topic == f"{PREFIX}/devices/cards"]
-    assert retained and retained[-1].payload["state"] == "online"
+
+    def retained_state() -> str | None:
+        with sub.lock:
+            retained = [m for m in sub.messages if m.topic == f"{PREFIX}/devices/cards"]
+        return retained[-1].payload["state"] if retained else None
+
+    # the device's own topic is published beside the event, not before it
+    wait_until(lambda: retained_state() == "online", 10, "the device topic says online")
     rig.table.resume()
     dealer.join(timeout=60)
     wait_until(lambda: hands_ended(sub) == 1, 20, "the hand to end")

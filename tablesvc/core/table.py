@@ -337,9 +337,7 @@ class TableCore:
                 link.dirty and inp.ms >= link.last_status_ms + 1000):
             self.health.status(link, inp.ms)
         awaited = link.name in self.continuity.awaiting
-        if awaited and inp.ms >= self.continuity.burst_until:
-            # (in the burst read after a pause a device is still what the ports held: what
-            # they could not hold shows in its first frame after it, the pause's own loss)
+        if awaited:
             self.continuity.heard(link.name)
         if link.counters.lost != lost or (frame.type == "HELLO" and seen):
             self._frames_lost(link, link.counters.lost - lost, awaited)

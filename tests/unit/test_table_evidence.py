@@ -501,21 +501,3 @@ def test_a_console_reset_that_loses_a_newhand_leaves_the_stacks_unverified_not_w
     placed = r.of(ev.HandStarted)[2]
     assert placed.button == s.records[3].button
     assert all(seat.unverified for seat in placed.seats)
-
-
-def test_a_freeze_whose_ports_overflowed_costs_one_hand_even_when_a_player_busted_meanwhile(
-        ) -> None:
-    """Frozen over the end of one hand and the next whole hand: the ports hold what they can
-    and lose the rest, which each device's first frame after the burst shows. That loss is
-    the freeze's own, not something missed while the next hand's first round is read: that
-    hand is placed (a player who busted meanwhile simply gets no card), and the freeze is
-    one hand not followed and one warning."""
-    s = Session(SOAK_SEATS, hands=14, seed=194, aggression=0.25, all_in_share=0.05)
-    r = Reader(s, alert_confirm=True, refresh_ms=2000)
-    r.frames(s.frames[:788])
-    r.freeze(s.frames[788:892])  # hand 10's NEWHAND is frame 829, hand 11's frame 892
-    r.frames(s.frames[892:])
-    assert r.alerts() == [("hand_untracked", "warning")]
-    assert [e.hand for e in r.ended() if e.reason == "untracked"] == [9]
-    started = {e.hand: e for e in r.of(ev.HandStarted)}
-    assert started[10].button == s.records[10].button  # table hand 11, placed

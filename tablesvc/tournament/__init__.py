@@ -1,0 +1,1 @@
+"""The tournament controller: one clock, structure and seating for every table of a venue."""

@@ -1,5 +1,5 @@
-"""The ``tablesvc`` command line: run, sim, watch, overlay, floor, replay, schema, check-config,
-deck and chips enroll."""
+"""The ``tablesvc`` command line: run, sim, watch, overlay, floor, tournament, replay, schema,
+check-config, deck and chips enroll."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from tablesvc import __version__
 from tablesvc.config.registry import RegistryError
@@ -156,8 +157,11 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     from tablesvc.floor.config import is_floor_config, read_toml
 
     try:
-        if is_floor_config(read_toml(Path(args.file))):
+        raw = read_toml(Path(args.file))
+        if is_floor_config(raw):
             return cmd_floor_check(args.file)
+        if "tournament" in raw and "table" not in raw:
+            return cmd_tournament_check(args.file)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_USAGE
@@ -287,6 +291,40 @@ def cmd_floor(args: argparse.Namespace) -> int:
     return run_floor(cfg, Path(args.config))
 
 
+def _load_tournament(path: str) -> tuple[Any, Any] | None:
+    from tablesvc.tournament.config import load_tournament_config
+    from tablesvc.tournament.structure import StructureError
+
+    try:
+        return load_tournament_config(path)
+    except (ConfigError, StructureError) as err:
+        print(err, file=sys.stderr)
+        return None
+
+
+def cmd_tournament_check(path: str) -> int:
+    loaded = _load_tournament(path)
+    if loaded is None:
+        return EXIT_USAGE
+    cfg, structure = loaded
+    print(f"{path}: ok (tournament {cfg.tournament.name!r} of venue {cfg.tournament.venue}, "
+          f"{len(cfg.tables)} tables, {len(structure.levels())} levels, web {cfg.web.host}:"
+          f"{cfg.web.port}, {'logins' if cfg.web.users_file else 'no login'})")
+    return EXIT_OK
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from tablesvc.commands.logs import configure
+    from tablesvc.tournament.server import run_tournament
+
+    configure(args.log, args.log_level)
+    loaded = _load_tournament(args.config)
+    if loaded is None:
+        return EXIT_USAGE
+    cfg, structure = loaded
+    return run_tournament(cfg, Path(args.config), structure)
+
+
 def cmd_floor_user(args: argparse.Namespace) -> int:
     import getpass
 
@@ -388,6 +426,15 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--log-level", default="info",
                     choices=["debug", "info", "warning", "error"])
     fl.set_defaults(func=cmd_floor)
+
+    tn = sub.add_parser("tournament", help="the tournament controller: clock, levels to every "
+                        "table, seating, moves, balancing, counts and busts, its pages")
+    tn.add_argument("--config", required=True,
+                    help="the controller's config (tournament.toml)")
+    tn.add_argument("--log", choices=["auto", "json", "console"], default="auto")
+    tn.add_argument("--log-level", default="info",
+                    choices=["debug", "info", "warning", "error"])
+    tn.set_defaults(func=cmd_tournament)
 
     fu = sub.add_parser("floor-user", help="add a floor console user (or change a password)")
     fu.add_argument("action", choices=["add"])

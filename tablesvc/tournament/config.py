@@ -1,0 +1,98 @@
+"""The controller's config (``tournament.toml``), refused with every problem listed.
+
+The broker, web and storage sections are the floor console's (the same exposure rules: the
+web server binds to 127.0.0.1 unless a users file and TLS are configured); the controller
+connects as the ``controller`` user of the shipped ACL. The tournament section names the
+structure file and the venue's tables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tablesvc.config.table import ConfigError, resolve
+from tablesvc.floor.config import FloorMqtt, FloorStorage, FloorWeb, read_toml
+from tablesvc.tournament.structure import Structure, StructureError, load_structure
+
+ID = r"^[A-Za-z0-9_-]{1,32}$"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TournamentSection(_Section):
+    venue: str = Field(pattern=ID)
+    name: str = Field(min_length=1, max_length=64)
+    structure: str = Field(description="the structure file, relative to this config")
+    balancing_variant: int = Field(1, ge=1, le=2, description="RULES.md §6 balancing.variant: "
+                                   "1 = TABLE-03 (same position), 2 = TABLE-04 (UTG)")
+    max_difference: int = Field(1, ge=1, le=5, description="tables are balanced when their "
+                                "player counts differ by more than this")
+
+
+class TableEntry(_Section):
+    id: str = Field(pattern=ID)
+    seats: int = Field(9, ge=2, le=10)
+
+
+class ControllerMqtt(FloorMqtt):
+    username: str = "controller"
+
+
+class TournamentStorage(FloorStorage):
+    path: str = Field("tournament.sqlite", description="SQLite file (WAL), relative to the "
+                      "config")
+
+
+class TournamentConfig(_Section):
+    tournament: TournamentSection
+    tables: list[TableEntry] = Field(min_length=1)
+    mqtt: ControllerMqtt = ControllerMqtt()
+    web: FloorWeb = FloorWeb(port=8090)
+    storage: TournamentStorage = TournamentStorage()
+
+    @model_validator(mode="after")
+    def _unique_tables(self) -> TournamentConfig:
+        ids = [t.id for t in self.tables]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"tables: {', '.join(twice)} listed more than once")
+        return self
+
+    def prefix(self) -> str:
+        return f"{self.mqtt.topic_prefix.rstrip('/')}/{self.tournament.venue}"
+
+
+def load_tournament_config(path: str | Path) -> tuple[TournamentConfig, Structure]:
+    """The config and its structure; ConfigError (or StructureError) listing every problem."""
+    p = Path(path)
+    raw = read_toml(p)
+    try:
+        cfg = TournamentConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for e in exc.errors():
+            key = ".".join(str(x) for x in e["loc"]) or "(top level)"
+            msg = e["msg"].removeprefix("Value error, ")
+            if e["type"] == "extra_forbidden":
+                msg = "unknown key (check the spelling)"
+            problems.append(f"{key}: {msg}")
+        raise ConfigError(p, problems) from None
+    missing = [f"{key}: file {resolve(p, value)} not found"
+               for key, value in (("mqtt.password_file", cfg.mqtt.password_file),
+                                  ("mqtt.ca_file", cfg.mqtt.ca_file),
+                                  ("web.users_file", cfg.web.users_file),
+                                  ("web.cert_file", cfg.web.cert_file),
+                                  ("web.key_file", cfg.web.key_file),
+                                  ("storage.password_file", cfg.storage.password_file))
+               if value and not resolve(p, value).is_file()]
+    if missing:
+        raise ConfigError(p, missing)
+    structure = load_structure(resolve(p, cfg.tournament.structure))
+    return cfg, structure
+
+
+__all__ = ["ConfigError", "StructureError", "TournamentConfig", "load_tournament_config"]

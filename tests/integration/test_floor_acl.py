@@ -114,3 +114,26 @@ def test_floor_sends_only_ack_alert_and_reads_every_public_topic_but_no_secure_o
     finally:
         table.close()
         floor.close()
+
+
+def test_only_the_controller_writes_the_tournament_state_that_floor_and_broadcast_read(
+        acl_broker: Mosquitto) -> None:
+    own = f"tablesvc/v1/{VENUE}/.tournament"
+    floor = Client(acl_broker.port, "floor", [f"{own}/#"])
+    broadcast = Client(acl_broker.port, "broadcast", [f"{own}/#"])
+    controller = Client(acl_broker.port, "controller", [])
+    table = Client(acl_broker.port, "t01", [])
+    try:
+        forged = [table.publish(f"{own}/clock", {"by": "t01"}),
+                  floor.publish(f"{own}/clock", {"by": "floor"}),
+                  broadcast.publish(f"{own}/alerts", {"by": "broadcast"})]
+        controller.publish(f"{own}/clock", {"by": "controller"})
+        wait_until(lambda: floor.topics() and broadcast.topics(), 10,
+                   "the controller's clock to arrive")
+        assert floor.got == [(f"{own}/clock", {"by": "controller"})]
+        assert broadcast.got == [(f"{own}/clock", {"by": "controller"})]
+        assert forged[0] in table.refused and forged[1] in floor.refused \
+            and forged[2] in broadcast.refused
+    finally:
+        for c in (floor, broadcast, controller, table):
+            c.close()

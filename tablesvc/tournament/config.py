@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tablesvc.config.table import ConfigError, resolve
 from tablesvc.floor.config import FloorMqtt, FloorStorage, FloorWeb, read_toml
@@ -54,13 +54,14 @@ class TournamentConfig(_Section):
     web: FloorWeb = FloorWeb(port=8090)
     storage: TournamentStorage = TournamentStorage()
 
-    @model_validator(mode="after")
-    def _unique_tables(self) -> TournamentConfig:
-        ids = [t.id for t in self.tables]
+    @field_validator("tables")
+    @classmethod
+    def _unique_tables(cls, tables: list[TableEntry]) -> list[TableEntry]:
+        ids = [t.id for t in tables]
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
-            raise ValueError(f"tables: {', '.join(twice)} listed more than once")
-        return self
+            raise ValueError(f"{', '.join(twice)} listed more than once")
+        return tables
 
     def prefix(self) -> str:
         return f"{self.mqtt.topic_prefix.rstrip('/')}/{self.tournament.venue}"

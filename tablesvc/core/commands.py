@@ -45,9 +45,14 @@ from pydantic import (
 
 from tablesvc.core.rule_ids import RULE_IDS
 
-COMMAND_CHECKS = 2
+COMMAND_CHECKS = 3
 """The checks this version gives commands; written into the service's start record. 1 (or no
 mark) is the lax validation of earlier versions, kept for replaying their journals."""
+STRICT_CHECKS = 2
+"""From this mark on commands were checked strictly (types, the table's limits)."""
+PENDING_LEVELS = 3
+"""From this mark on a ``configure`` during a hand waits for the next hand; before it, one
+during a followed hand was refused (and must be again when such a journal is replayed)."""
 MAX_STACK = 1_000_000_000
 """The default ``[game] max_stack``."""
 SAFE_INT = 2**53 - 1
@@ -161,13 +166,16 @@ class ButtonCmd(_Cmd):
 
 
 class ConfigureCmd(_Cmd):
-    """Change the blind/ante level or the limit, between hands."""
+    """Change the blind/ante level or the limit: at once between hands, from the next hand
+    while one runs. The fields given are merged onto the level in effect; ``level`` is the
+    tournament's number for it, which the table keeps and shows."""
 
     small_blind: Annotated[int, AfterValidator(_stack_in_range)] | None = Field(None, ge=0)
     big_blind: Annotated[int, AfterValidator(_stack_in_range)] | None = Field(None, gt=0)
     ante: Annotated[int, AfterValidator(_stack_in_range)] | None = Field(None, ge=0)
     ante_mode: Literal["each", "big_blind"] | None = None
     limit: Literal["no-limit", "pot-limit", "fixed-limit"] | None = None
+    level: int | None = Field(None, ge=1, le=10_000)
 
 
 class DeclareCmd(_Cmd):

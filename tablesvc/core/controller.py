@@ -11,12 +11,18 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tablesvc.core import commands as c
-from tablesvc.core.commands import COMMAND_CHECKS, CommandError, Limits, parse_command
+from tablesvc.core.commands import (
+    PENDING_LEVELS,
+    STRICT_CHECKS,
+    CommandError,
+    Limits,
+    parse_command,
+)
 from tablesvc.core.continuity import Continuity
 from tablesvc.core.emitter import Emitter, Reply
 from tablesvc.core.hand import Hand
 from tablesvc.core.inputs import Command
-from tablesvc.core.settings import Player, TableSettings
+from tablesvc.core.settings import Level, Player, TableSettings
 
 
 class TableCore(Protocol):
@@ -31,6 +37,9 @@ class TableCore(Protocol):
     button_known: bool
     command_checks: int  # the checks commands had when journalled (an old journal: lax)
     continuity: Continuity
+    pending_level: Level | None  # sent during a hand: the level from the next hand on
+
+    def level_now(self, level: Level) -> None: ...
 
     def seated(self, seat: int, name: str, newcomer: bool = True) -> None: ...
     def unseated(self, seat: int) -> None: ...
@@ -46,7 +55,7 @@ def run_command(table: TableCore, inp: Command) -> None:
     request_id = inp.body.get("request_id")
     try:
         limits = Limits(table.s.seats, table.s.max_stack,
-                        strict=table.command_checks >= COMMAND_CHECKS)
+                        strict=table.command_checks >= STRICT_CHECKS)
         parsed = parse_command(inp.cmd, inp.body, limits)
         data = _run(table, parsed)
     except CommandError as err:
@@ -78,17 +87,7 @@ def _run(table: TableCore, cmd: Any) -> Any:
         table.unseated(cmd.seat)
         return {"seat": cmd.seat}
     if isinstance(cmd, c.ConfigureCmd):
-        if hand is not None and hand.tracked:
-            raise CommandError("a level change takes effect between hands; send it after "
-                               "this hand ends")
-        changes = cmd.model_dump(exclude_none=True, exclude={"request_id"})
-        new = replace(table.s, **changes)
-        if new.small_blind > new.big_blind:
-            raise CommandError(f"small_blind {new.small_blind} exceeds big_blind "
-                               f"{new.big_blind}")
-        table.s = new
-        return {k: getattr(new, k) for k in ("small_blind", "big_blind", "ante", "ante_mode",
-                                             "limit")}
+        return _configure(table, cmd, hand)
     if isinstance(cmd, c.StacksCmd):
         return _stacks(table, cmd)
     if isinstance(cmd, c.DeclareCmd):
@@ -109,6 +108,30 @@ def _run(table: TableCore, cmd: Any) -> Any:
         table.button_known = True  # the controller says where it goes
         return {"next_button": cmd.seat}
     raise CommandError(f"command {type(cmd).__name__} is not supported yet")
+
+
+def _configure(table: TableCore, cmd: c.ConfigureCmd, hand: Hand | None) -> dict[str, Any]:
+    """A new level (or limit), its fields merged onto the level in effect. A controller sends
+    it when its clock says so, whatever the table is doing: during a hand it waits for the
+    next hand (the hand under way finishes on the level it was dealt at), and a second one
+    replaces it; between hands it applies at once. The reply says which, and the level as it
+    will be. (A journal of a version that refused it during a followed hand replays so.)"""
+    waits = table.command_checks >= PENDING_LEVELS
+    if hand is not None and hand.tracked and not waits:
+        raise CommandError("a level change takes effect between hands; send it after "
+                           "this hand ends")
+    changes = cmd.model_dump(exclude_none=True, exclude={"request_id"})
+    new = replace(table.s, **changes)
+    if new.small_blind > new.big_blind:
+        raise CommandError(f"small_blind {new.small_blind} exceeds big_blind "
+                           f"{new.big_blind}")
+    level = Level.of(new)
+    if hand is not None and waits and level != Level.of(table.s):
+        table.pending_level = level
+        return {"takes_effect": "next_hand", "level": level.view()}
+    table.pending_level = None  # (the level in effect again: nothing waits)
+    table.level_now(level)
+    return {"takes_effect": "now", "level": level.view()}
 
 
 def _stacks(table: TableCore, cmd: c.StacksCmd) -> dict[str, Any]:

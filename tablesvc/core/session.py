@@ -38,7 +38,7 @@ from tablesvc.core.monitors.showdown_console import ShowdownConsole
 from tablesvc.core.monitors.string_bets import StringBets
 from tablesvc.core.pot_count import check_gathered
 from tablesvc.core.remedies import REMEDIES
-from tablesvc.core.settings import seat_zone
+from tablesvc.core.settings import Level, seat_zone
 from tablesvc.core.tracker import Tracker
 from tablesvc.core.variants.base import Variant
 
@@ -72,7 +72,10 @@ class HandSession:
     }
 
     def __init__(self, table: TableContext, game: Variant, number: int, tracker: Tracker,
-                 ledger: Ledger, book: HistoryBook | None) -> None:
+                 ledger: Ledger, book: HistoryBook | None,
+                 other_level: Level | None = None) -> None:
+        """``other_level``: the level before a change that took effect for this hand, at which
+        its forced bets may still be posted (``_level_shown``)."""
         self.table = table
         self.out = table.out
         self.game = game
@@ -94,6 +97,7 @@ class HandSession:
         self.doubt: str | None = None  # frames were lost in this hand: why it may be wrong
         self.doubt_told = False  # ... by a device the floor was told went away
         self.button_moved = False  # the blinds showed the hand dealt from another button
+        self.other_level = other_level
 
     # ------------------------------------------------------------------ life
     @property
@@ -365,6 +369,7 @@ class HandSession:
         if self.ledger.dealt:
             return
         self.window_open = True
+        self._level_shown()
         other = self.game.first_card(self)
         if other is not None:
             self.button_moved = True
@@ -373,6 +378,47 @@ class HandSession:
             if self.doubt is None:
                 self.doubt, self.doubt_told = "the hand is dealt from another button", True
         self.money(self.ledger.deal_begins(book=other is None))
+
+    def _level_shown(self) -> None:
+        """Around a level change the dealer (who reads the room's clock) and the table (which
+        gets the controller's command) may each be at the other level. At the first card the
+        forced bets are out: if they are exactly those of the level before the change (the
+        first hand after it) or of a level sent since this hand's NEWHAND, and this hand's
+        own are not shown as well, the hand is played at the level they show. Its forced bets
+        are posted again at that level (the same actions, whose amounts, stacks and pot
+        replace the first ones), and no blind is reported missing or out of place; a level
+        that was waiting for the next hand is the table's from this hand on."""
+        table = self.table
+        here = Level.of(self.game.s)
+        levels = [lv for lv in (self.other_level, table.pending_level)
+                  if lv is not None and not lv.plays_as(here)]
+        if not levels or self.void:
+            return
+        old = self.ledger
+        best = self.game.forced_bets_shown(self, old)
+        chosen = None
+        for level in levels:
+            game = type(self.game)(level.on(table.s))
+            _, ledger, _ = game.deal_in(sorted(old.order), old.button, table.players,
+                                        unit=old.unit, carried=old.carried,
+                                        unverified=old.start_unverified)
+            ledger.carry_unknown = old.carry_unknown
+            ledger.dealt = False
+            posts = ledger.post_forced()
+            shown = game.forced_bets_shown(self, ledger)
+            if shown > best:
+                best, chosen = shown, (level, game, ledger, posts)
+        if chosen is None:
+            return
+        level, game, ledger, posts = chosen
+        # what the bet zones showed before the deal is read by the new ledger as it was
+        ledger.zone, ledger.predeal, ledger.now = dict(old.zone), dict(old.predeal), old.now
+        self.game, self.ledger = game, ledger
+        if level is table.pending_level:
+            table.level_taken()
+        self.out.note("info", "the forced bets show another level: the hand is played at it",
+                      hand=self.number, played_at=level.view(), dealt_at=here.view())
+        self.money(posts)
 
     def _run_out(self) -> None:
         """The deck is dealt on while a round is open: seats whose stacks are not known and
@@ -703,8 +749,8 @@ class HandSession:
             s = self.table.s
             names = {seat: p.name for seat, p in self.table.players.items()}
             self.out.emit(ev.HandHistory, phh=self.book.phh(
-                ledger, s.limit, names, hand=self.number, table=s.table, venue=s.venue,
-                seats=s.seats))
+                ledger, ledger.structure.value, names, hand=self.number, table=s.table,
+                venue=s.venue, seats=s.seats))
         hand.ended = True
         self.table.eliminate(hand.order)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class TableSettings:
     big_blind: int = 100
     ante: int = 0
     ante_mode: str = "each"
+    level: int | None = None  # the tournament's level number, when the controller gave one
     bet_settle_ms: int = 1500
     devices: dict[str, str] = field(default_factory=dict)  # device name -> kind
     reopen_rule: str = "tda_full_raise"  # RULES.md §6 betting.reopen_rule
@@ -32,6 +34,43 @@ class TableSettings:
     alert_confirm: bool = False  # a rule alert waits for every device to be heard after it
     stack_zones: bool = False  # the chip reader reads each seat's stack in P1..P<seats>
     button_uid: str | None = None  # the dealer button's tag, when it carries one
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A level of the game: the forced bets and the limit hands are dealt with, and the
+    tournament's number for it when the controller gave one (``cmd/configure``).
+
+    The table keeps its level in its settings; a level sent while a hand runs waits as a
+    ``Level`` until the next hand, and the level before a change is kept as one for the first
+    hand after it (the dealer may not have changed yet)."""
+
+    number: int | None
+    small_blind: int
+    big_blind: int
+    ante: int
+    ante_mode: str
+    limit: str
+
+    @classmethod
+    def of(cls, s: TableSettings) -> Level:
+        return cls(s.level, s.small_blind, s.big_blind, s.ante, s.ante_mode, s.limit)
+
+    def on(self, s: TableSettings) -> TableSettings:
+        """``s`` at this level."""
+        return replace(s, level=self.number, small_blind=self.small_blind,
+                       big_blind=self.big_blind, ante=self.ante, ante_mode=self.ante_mode,
+                       limit=self.limit)
+
+    def plays_as(self, other: Level) -> bool:
+        """The same game whatever the number: the same forced bets and limit."""
+        return replace(self, number=None) == replace(other, number=None)
+
+    def view(self) -> dict[str, Any]:
+        """The level as the state snapshot and the configure reply show it."""
+        return {"number": self.number, "small_blind": self.small_blind,
+                "big_blind": self.big_blind, "ante": self.ante, "ante_mode": self.ante_mode,
+                "limit": self.limit}
 
 
 @dataclass(slots=True)

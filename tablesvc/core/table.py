@@ -53,7 +53,7 @@ from tablesvc.core.monitors.showdown_console import ShowdownConsole
 from tablesvc.core.physical_order import PhysicalOrder
 from tablesvc.core.placement import Placement, Reason
 from tablesvc.core.session import HandSession, is_card_zone
-from tablesvc.core.settings import Player, TableSettings, seat_zone
+from tablesvc.core.settings import Level, Player, TableSettings, seat_zone
 from tablesvc.core.stacks import StackZones, stack_zone
 from tablesvc.core.untracked import DeferredAlert, UntrackedHand
 from tablesvc.core.variants import variant_for
@@ -138,6 +138,12 @@ class TableCore:
         self.after_misdeal = False  # a misdeal was declared; the next card needs a NEWHAND
         self.keep_button = False  # a misdeal: the next hand keeps the button
         self.passed_over: int | None = None  # TABLE-02: a newcomer the button moves past
+        # levels (cmd/configure): one sent during a hand waits for the next NEWHAND; the level
+        # before a change is the other level the first hand after it may be dealt at (the
+        # dealer reads the room's clock, the table gets the command: either may come first)
+        self.pending_level: Level | None = None
+        self.level_before: Level | None = None  # changed since the last NEWHAND, from this
+        self.other_level: Level | None = None  # the hand of the last NEWHAND may be dealt at
         # how commands are checked: strictly, unless the journal's last start record is of a
         # version that checked them laxly (its journal must replay as it was published)
         self.command_checks = COMMAND_CHECKS
@@ -301,11 +307,14 @@ class TableCore:
             if p.seat in self.unverified:
                 entry["unverified"] = True
             players.append(entry)
+        pending = self.pending_level
         return {
             "hand": hand.number if hand is not None else None,
             "variant": self.s.variant,
             "in_hand": in_hand,
             "button": self.button,
+            "level": Level.of(self.s).view(),
+            "pending_level": pending.view() if pending is not None else None,
             "street": view.get("street"),
             "board": view.get("board", []),
             "active": view.get("active", []),
@@ -674,9 +683,42 @@ class TableCore:
                            f"seat {got.seat} received the first Jack and deals the first game",
                            seat=got.seat)
 
+    # ------------------------------------------------------------------ levels
+    def level_now(self, level: Level) -> None:
+        """The table is at ``level`` from now on (between hands, or at a NEWHAND). The level
+        the last hand was dealt at is kept for the next one: its forced bets may still be
+        posted at it (``HandSession._level_shown``)."""
+        current = Level.of(self.s)
+        if level == current:
+            return
+        if self.level_before is None:
+            self.level_before = current
+        elif self.level_before == level:
+            self.level_before = None  # back to the level the last hand had: no change
+        self.s = level.on(self.s)
+
+    def level_taken(self) -> None:
+        """The hand under way shows the level that was waiting for the next hand: the table
+        is at it now, and the next hand has no other level (this one was dealt at it)."""
+        if self.pending_level is not None:
+            self.s = self.pending_level.on(self.s)
+            self.pending_level = None
+
+    def _level_at_newhand(self) -> None:
+        """A NEWHAND: a level waiting for it applies, and a change since the last NEWHAND
+        gives this hand the level before it as its other level (a hand dealt again after a
+        misdeal keeps the one it had: it is the same hand)."""
+        if self.pending_level is not None:
+            self.level_now(self.pending_level)
+            self.pending_level = None
+        before, self.level_before = self.level_before, None
+        if before is not None or not self.keep_button:
+            self.other_level = before
+
     # ------------------------------------------------------------------ hands
     def _new_hand(self) -> None:
         self.card_draw = None
+        self._level_at_newhand()
         previous = self.session
         gap = self.continuity.gap
         if previous is not None and previous.live and previous.tracked \
@@ -766,7 +808,8 @@ class TableCore:
             seated, button, self.players, unit=min(self.chip_values.values(), default=1),
             carried=self.carry, unverified=self.unverified)
         ledger.carry_unknown = unknown_carry
-        session = HandSession(self, game, self.hand_no, tracker, ledger, book)
+        session = HandSession(self, game, self.hand_no, tracker, ledger, book,
+                              other_level=self.other_level)
         self.session = session
         self.out.doubted = False  # a doubt was about the hand before
         session.start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tablesvc.core import events as ev
+from tablesvc.core.commands import PENDING_LEVELS
 from tablesvc.core.table import TableCore
 from tests.helpers import ChipBox, Script, make_core, make_deck
 
@@ -271,11 +272,16 @@ def test_gathered_pot_that_does_not_add_up_is_flagged():
     assert "chips_removed_from_table" in [a.name for a in t.of(ev.Alert)]
 
 
-def test_level_change_mid_hand_is_refused_and_between_hands_applies():
+def test_a_journal_of_a_version_that_refused_a_level_change_mid_hand_replays_the_refusal():
+    """Before levels could wait for the next hand, a configure during a followed hand was
+    refused; such a journal (its start record's checks) replays so (``test_core_levels``
+    has what a level sent mid-hand does now)."""
     t = Table({1: 1000, 2: 1000, 3: 1000})
+    t.core.command_checks = PENDING_LEVELS - 1  # what the journal's start record says
     t.newhand()
     reply = t.core.apply(t.s.cmd("configure", small_blind=100, big_blind=200)).replies[0]
     assert not reply.ok and "between hands" in str(reply.error)
+    assert t.core.snapshot()["pending_level"] is None
     t.fold(1)
     t.fold(2)
     t.gather([2, 3], 150)

@@ -94,6 +94,13 @@ class Variant:
         del session
         return None
 
+    def forced_bets_shown(self, session: HandView, ledger: Ledger) -> tuple[bool, bool]:
+        """At the first card: whether the table shows exactly ``ledger``'s forced bets, as
+        (the blinds, the antes); compared between the levels a hand may be dealt at around a
+        level change, the blinds first. By default neither: the hand keeps its level."""
+        del session, ledger
+        return False, False
+
     def dealt(self, session: HandView) -> None:
         """A card reached a seat."""
 

@@ -144,6 +144,10 @@ class Draw5(Variant):
                               remedy="the missing antes go in before the players look at their "
                               "cards")
 
+    def forced_bets_shown(self, session: HandView, ledger: Ledger) -> tuple[bool, bool]:
+        """No blinds; the antes (with any carried pot) in the pot."""
+        return True, session.table.zones.get("POT", 0) == ledger.antes
+
     def first_card_misdirected(self, session: HandView, seat: int, expected: str,
                                cards: list[str], evidence: dict[str, Any]) -> None:
         """SEAT-09: the first card tells who the dealer thinks he is; a card out of order

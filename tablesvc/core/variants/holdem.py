@@ -93,6 +93,15 @@ class Holdem(Variant):
         session.monitors["blinds"].first_card(ledger, zones)
         return None
 
+    def forced_bets_shown(self, session: HandView, ledger: Ledger) -> tuple[bool, bool]:
+        """The blinds in their bet zones, or in another button's (SEAT-02 says so then), and
+        the antes in the pot."""
+        zones = session.table.zones
+        blinds = all(zones.get(f"B{seat}", 0) == amount
+                     for seat, amount in posted_blinds(ledger).items()) \
+            or blinds_button(ledger, zones) is not None
+        return blinds, zones.get("POT", 0) == ledger.antes
+
     def dealt(self, session: HandView) -> None:
         hand = session.tracker
         assert isinstance(hand, HoldemHand)

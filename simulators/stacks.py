@@ -140,6 +140,31 @@ class Stacks:
                 out[seat] = out.get(seat, 0) + delta
         return out
 
+    def sit(self, seat: int, amount: int) -> None:
+        """A player sits down at an empty seat with a stack worth ``amount`` (a seat draw, a
+        move from another table: his chips come with him; here out of the chip set's spare
+        chips). Between hands; with stack zones, reported."""
+        if seat in self.piles:
+            raise ValueError(f"seat {seat} is taken")
+        self._check_amount(amount)
+        chips = take_exact(self.tray.uids, self.values, amount)
+        if chips is None:
+            raise ChipShortage(f"the chip set has no chips left to make {amount}")
+        with self.felt.motion(paced=False):
+            self.tray.remove(chips)
+            self.piles[seat] = ChipPile(self.values, chips)
+            self.report()
+
+    def stand(self, seat: int) -> int:
+        """A player leaves his seat with all his chips (moved to another table); the value he
+        took. Between hands; with stack zones, reported."""
+        pile = self.piles.pop(seat)
+        value = pile.value
+        with self.felt.motion(paced=False):
+            self.tray.add(pile.take_all())
+            self.report()
+        return value
+
     def leave(self, seat: int) -> None:
         """The seat lost its last chip: it leaves, its stack zone stays empty."""
         del self.piles[seat]

@@ -173,6 +173,7 @@ class VirtualTable:
         self._pacer = self._dealer.pacer
         self._idle = self._pacer.stop  # what the pace waits on while no caller's stop is given
         self._lock = threading.Lock()  # one hand at a time
+        self._level_lock = threading.Lock()  # a level is set whole (``set_level``)
         self._dealing = False
         if deck_order is not None:
             self.set_deck_order(deck_order)
@@ -196,7 +197,6 @@ class VirtualTable:
         limit: str,
     ) -> list[str]:
         problems: list[str] = []
-        draw = self.variant == "draw5"
         if self.variant not in VARIANTS:
             problems.append(f"variant {self.variant!r} is not one of {list(VARIANTS)}")
         if len(seats) < 2:
@@ -209,7 +209,13 @@ class VirtualTable:
                     f"stack {stack} of seat {seat} is not a positive multiple of "
                     f"the smallest chip ({self.unit})"
                 )
-        if draw:
+        return problems + self._level_problems(sb, bb, ante, ante_mode, limit)
+
+    def _level_problems(self, sb: int, bb: int, ante: int, ante_mode: str,
+                        limit: str) -> list[str]:
+        """What this table cannot deal of a level (at the start, or set between hands)."""
+        problems: list[str] = []
+        if self.variant == "draw5":
             if ante_mode != "each":
                 problems.append("five-card draw: every seat antes (ante_mode 'each')")
         elif not 0 < sb <= bb or sb % self.unit or bb % self.unit:
@@ -279,6 +285,32 @@ class VirtualTable:
         self._standing_still()
         return self._dealer.seats.add(seat, amount)
 
+    def sit(self, seat: int, stack: int) -> None:
+        """A player sits down at an empty seat with ``stack`` (the tournament controller
+        seated him there): dealt in from the next hand. Between hands, or while the dealer
+        stands still."""
+        self._standing_still()
+        if not 1 <= seat <= 10:
+            raise ValueError(f"seat {seat} does not exist")
+        self._dealer.seats.sit(seat, stack)
+        if self._dealer.button not in self._dealer.piles:
+            # a button left at an empty seat goes to the first player after it
+            self._dealer.place_button(clockwise_from(self._dealer.button, self.seated())[0],
+                                      moved_by_dealer=True)
+
+    def stand(self, seat: int) -> int:
+        """The player of ``seat`` leaves with his chips (moved to another table); the value he
+        took. Between hands, or while the dealer stands still."""
+        self._standing_still()
+        if seat not in self._dealer.piles:
+            raise ValueError(f"seat {seat} is empty")
+        value = self._dealer.seats.stand(seat)
+        if seat == self._dealer.button and self._dealer.piles:
+            # the button goes on to the next player, as it would have after the hand
+            self._dealer.place_button(clockwise_from(seat, self.seated())[0],
+                                      moved_by_dealer=True)
+        return value
+
     def stack_transfer(self, giver: int, taker: int, amount: int) -> StackChange:
         """Chips worth ``amount`` pass from ``giver``'s stack to ``taker``'s (TABLE-08): with
         stack zones ``CHIPS,P<giver>`` then ``CHIPS,P<taker>``. Mid-hand they do not play
@@ -321,6 +353,27 @@ class VirtualTable:
     def waiting(self) -> bool:
         """The dealer is standing still because of ``pause``."""
         return self._pacer.waiting
+
+    def set_level(self, *, small_blind: int | None = None, big_blind: int | None = None,
+                  ante: int | None = None, ante_mode: str | None = None,
+                  limit: str | None = None) -> None:
+        """The level the dealer deals his next hand at, as the room's clock tells him: the
+        values given replace the table's, the others stay. The hand under way (if any) is
+        finished at the level it was dealt with; callable at any moment, from any thread.
+        Raises ``ValueError`` for a level the table cannot deal (and changes nothing)."""
+        with self._level_lock:
+            sb = self.small_blind if small_blind is None else small_blind
+            bb = self.big_blind if big_blind is None else big_blind
+            an = self.ante if ante is None else ante
+            mode = self.ante_mode if ante_mode is None else ante_mode
+            lim = self.limit.value if limit is None else limit
+            if self.variant == "draw5" and an == 0:
+                an = self.unit  # as at the start: one smallest chip (SEAT-07)
+            problems = self._level_problems(sb, bb, an, mode, lim)
+            if problems:
+                raise ValueError("; ".join(problems))
+            self.small_blind, self.big_blind = sb, bb
+            self.ante, self.ante_mode, self.limit = an, mode, Limit(lim)
 
     def set_deck_order(self, cards: Sequence[str]) -> None:
         """Script the next hand: these cards leave the shoe first, in this order."""
@@ -409,6 +462,10 @@ class VirtualTable:
 
     def _settings(self) -> HandSettings:
         """The settings the hand about to be dealt is dealt with."""
+        with self._level_lock:  # a level set meanwhile is the next hand's, whole
+            return self._hand_settings()
+
+    def _hand_settings(self) -> HandSettings:
         return HandSettings(
             limit=self.limit,
             small_blind=self.small_blind,

@@ -648,7 +648,8 @@ class Tournament:
     def view(self, now: float) -> dict[str, Any]:
         """Everything the pages and the retained topics show (see docs/TOURNAMENT.md)."""
         cv = clock.view(self.clock, self.structure, now)
-        entries = [standings.Entry(p.player, p.name, p.table, p.seat, p.stack, p.place)
+        # the winner has his place (1) and is still in: he counts as left
+        entries = [standings.Entry(p.player, p.name, p.table, p.seat, p.stack, None)
                    for p in self.players.values() if p.status == "seated"]
         summary = standings.summary(entries, cv.level.big_blind if cv.level else None)
         payouts = self.structure.payouts

@@ -60,6 +60,7 @@ class VirtualTableRig:
     ``replug`` (the port fails, then the device boots again), ``reset`` (the device boots
     again on an open port), ``lose_frames`` (the line loses frames); and, at the table, the
     stacks changed outside the rules (``stack_take``, ``stack_add``, ``stack_transfer``).
+    A tournament's clock: ``set_level`` (the blinds and antes of the dealer's next hand).
     """
 
     def __init__(
@@ -194,6 +195,15 @@ class VirtualTableRig:
     def stack_transfer(self, giver: int, taker: int, amount: int) -> StackChange:
         """Chips from one seat's stack to another's (``VirtualTable.stack_transfer``)."""
         return self.table.stack_transfer(giver, taker, amount)
+
+    def set_level(self, *, small_blind: int | None = None, big_blind: int | None = None,
+                  ante: int | None = None, ante_mode: str | None = None,
+                  limit: str | None = None) -> None:
+        """The dealer's level from his next hand on, as the room's clock changes it
+        (``VirtualTable.set_level``): a tournament's level change, which the service learns
+        from its controller's ``cmd/configure``, not from the table."""
+        self.table.set_level(small_blind=small_blind, big_blind=big_blind, ante=ante,
+                             ante_mode=ante_mode, limit=limit)
 
     def pause(self, timeout: float = 10.0) -> None:
         """Make the dealer stand still (``VirtualTable.pause``)."""

@@ -158,6 +158,10 @@ class TournamentWeb:
             exc.headers.update(HEADERS)
             raise
         resp.headers.update(HEADERS)
+        if request.path == "/login":
+            # with no-referrer a browser sends "Origin: null" on the form's POST, which the
+            # login's cross-site check cannot tell from another site's form
+            resp.headers["Referrer-Policy"] = "same-origin"
         return resp
 
     # ------------------------------------------------------------------ pages

@@ -172,9 +172,14 @@ def test_the_websocket_sends_the_view_on_connect_and_at_most_four_a_second(
     assert abs(first["now"] - time.time()) < 5
     last = frames[-1][1]["view"]
     assert len(last["players"]) == 40
-    gaps = [b[0] - a[0] for a, b in itertools.pairwise(frames[1:])]
-    assert len(frames) - 1 < 40, "a push per action: not coalesced"
-    assert all(g > 0.2 for g in gaps), gaps
+    pushed = frames[1:]
+    assert len(pushed) < 40, "a push per action: not coalesced"
+    # the pump waits a quarter of a second after each push; a message that arrives late
+    # (a busy machine) shortens one gap, never the span of several
+    span = pushed[-1][0] - pushed[0][0]
+    assert len(pushed) - 1 <= span / 0.25 + 1, (len(pushed), span)
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(pushed)]
+    assert all(g > 0.1 for g in gaps), gaps
 
 
 # ---------------------------------------------------------------------- logins
@@ -189,6 +194,8 @@ def test_with_users_every_page_and_api_needs_a_session_of_its_own_cookie(
         assert request(s.url + "/static/director.js")[0] == 302
         for open_path in ("/login", "/static/director.css", "/static/login.js", "/healthz"):
             assert request(s.url + open_path)[0] == 200, open_path
+        # the login form's POST carries its origin (no-referrer would make it "null")
+        assert request(s.url + "/login")[1]["Referrer-Policy"] == "same-origin"
 
         status, headers, _ = request(s.url + "/login",
                                      form={"user": "td", "password": "wrong", "next": "/clock"})
@@ -229,6 +236,19 @@ def test_a_login_goes_back_only_to_a_page_of_its_own(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- in a browser
+def test_a_big_screen_logs_in_once_and_lands_on_the_clock(tmp_path: Path,
+                                                          browser: WebDriver) -> None:
+    with served(tmp_path, tables={"t01": 6}, users={"screen": "hall clock"}) as s:
+        browser.get(s.url + "/clock")
+        wait_until(lambda: "/login" in browser.current_url, 10, "the login page")
+        browser.find_element(By.NAME, "user").send_keys("screen")
+        browser.find_element(By.NAME, "password").send_keys("hall clock")
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait_until(lambda: browser.current_url.endswith("/clock"), 10, "back at the clock")
+        wait_until(lambda: text(browser, "#level") == "LEVEL 1", 10, "the clock drawn")
+        assert text(browser, "#state") == "NOT STARTED"
+
+
 def text(browser: WebDriver, css: str) -> str:
     got = browser.execute_script("const e = document.querySelector(arguments[0]);"
                                  "return e ? e.textContent : '';", css)

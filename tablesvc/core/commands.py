@@ -45,7 +45,7 @@ from pydantic import (
 
 from tablesvc.core.rule_ids import RULE_IDS
 
-COMMAND_CHECKS = 3
+COMMAND_CHECKS = 4
 """The checks this version gives commands; written into the service's start record. 1 (or no
 mark) is the lax validation of earlier versions, kept for replaying their journals."""
 STRICT_CHECKS = 2
@@ -53,6 +53,10 @@ STRICT_CHECKS = 2
 PENDING_LEVELS = 3
 """From this mark on a ``configure`` during a hand waits for the next hand; before it, one
 during a followed hand was refused (and must be again when such a journal is replayed)."""
+UNSEATED_MAY_BE_DEALT = 4
+"""From this mark on a player the controller unseated may still be dealt the next hand (the
+dealer pressed NEWHAND before he stood up): that hand is placed from the table, and dealt in
+he is back for it. Before it, the hand after an unseat was dealt in from the rotation."""
 MAX_STACK = 1_000_000_000
 """The default ``[game] max_stack``."""
 SAFE_INT = 2**53 - 1

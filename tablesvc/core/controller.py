@@ -42,7 +42,7 @@ class TableCore(Protocol):
     def level_now(self, level: Level) -> None: ...
 
     def seated(self, seat: int, name: str, newcomer: bool = True) -> None: ...
-    def unseated(self, seat: int) -> None: ...
+    def unseated(self, seat: int, player: Player) -> None: ...
     def misdeal(self, why: str) -> bool: ...
 
 RULES: dict[str, tuple[str, ...]] = {
@@ -83,8 +83,7 @@ def _run(table: TableCore, cmd: Any) -> Any:
             raise CommandError(f"seat {cmd.seat} is empty")
         if hand is not None and hand.live_hand(cmd.seat):
             raise CommandError(f"seat {cmd.seat} has a live hand; unseat after it ends")
-        del table.players[cmd.seat]
-        table.unseated(cmd.seat)
+        table.unseated(cmd.seat, table.players.pop(cmd.seat))
         return {"seat": cmd.seat}
     if isinstance(cmd, c.ConfigureCmd):
         return _configure(table, cmd, hand)

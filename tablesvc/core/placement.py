@@ -55,6 +55,7 @@ class PlacingTable(Protocol):
     def placed(self, placement: Placement, button: int, dealt_in: list[int]) -> None: ...
     def not_placed(self, placement: Placement, why: str) -> None: ...
     def back(self, seats: list[int]) -> bool: ...
+    def maybe_dealt(self) -> set[int]: ...
 
 
 class Placement:
@@ -79,6 +80,9 @@ class Placement:
         self.gaps = table.continuity.gaps  # a gap while the round is read spoils it
         self.stops = table.continuity.stops
         self.reader_gaps = table.continuity.reader_gaps
+        # seats unseated since the last deal: the dealer may still deal to them, so the round
+        # is not complete before they had their chance (the dealer back at the first seat)
+        self.maybe = table.maybe_dealt()
         self.undrawn = False  # a card reached a seat whose draw from the shoe never came
         self.over = False
         self.doubt: str | None = None  # (only a followed hand can be in doubt)
@@ -98,7 +102,7 @@ class Placement:
         self.first_seat[uid] = seat
         if seat not in self.round:
             self.round.append(seat)
-            if len(self.round) == len(self.seated) and set(self.round) == set(self.seated):
+            if set(self.round) == set(self.seated) | self.maybe:
                 self._round_over()
             return
         if seat == self.round[0]:
@@ -244,6 +248,7 @@ class Placement:
         if seat in self.seated:
             self.seated = [s for s in self.seated if s != seat]
             self.order = tuple(self.seated)
+        self.maybe.add(seat)  # he may not have stood up before the dealer reached him
 
     def rule_dead(self, seat: int | None, ruling: str, reason: str | None) -> dict[str, Any]:
         from tablesvc.core.commands import CommandError

@@ -26,7 +26,7 @@ from drivers.tsp import Frame
 from tablesvc.core import events as ev
 from tablesvc.core.carddraw import CardDraw, FirstDealer, SeatDrawResult, SeatDrawTie
 from tablesvc.core.cards import DeckRegistry
-from tablesvc.core.commands import COMMAND_CHECKS
+from tablesvc.core.commands import COMMAND_CHECKS, UNSEATED_MAY_BE_DEALT
 from tablesvc.core.continuity import STOPPED, Continuity
 from tablesvc.core.controller import run_command
 from tablesvc.core.defects import DefectRuling
@@ -127,6 +127,9 @@ class TableCore:
         # players the service had out of chips: should the table deal to their seat again,
         # the service was wrong (a stack it could not vouch for), and the table is the truth
         self.gone: dict[int, Player] = {}
+        # players the controller unseated since the last deal: the dealer may deal the next
+        # hand before they stood up (a move decided as it was pressed); dealt in, they are back
+        self.left: dict[int, Player] = {}
         self.sat_out: set[int] = set()  # seated, but the last deal gave them no card
         self.button_tag: int | None = None  # the seat the tagged dealer button lies at
         # the players' stacks as the table shows them, where it has stack zones
@@ -300,7 +303,9 @@ class TableCore:
         """The public state for late joiners (retained ``state`` topic): no hidden card."""
         hand = self.session if self.session is not None and self.session.announced else None
         view = hand.view() if hand is not None else {}
-        in_hand = hand is not None and hand.live
+        # a hand being placed (its first round not complete, no hand_started yet) is a hand
+        # under way too: the controller does not move a player out of it
+        in_hand = self.session is not None and self.session.live
         players = []
         for p in sorted(self.players.values(), key=lambda p: p.seat):
             entry: dict[str, Any] = {"seat": p.seat, "name": p.name, "stack": p.stack}
@@ -760,6 +765,7 @@ class TableCore:
             "gap" if gap is not None else "unknown" if expected is None
             else "disputed" if self.disputed
             else "newcomer" if (self.newcomers | self.unverified) & set(seated)
+            or self.maybe_dealt()
             else "tag" if tag is not None and tag != expected else None)
         if reason is None and expected is not None:
             self._deal_in(seated, expected)
@@ -799,6 +805,7 @@ class TableCore:
         self.deck = DeckIntegrity(self.decks, self.out)
         self.after_misdeal = False
         self.newcomers -= set(seated)
+        self.left.clear()  # the hand is dealt without them: they are gone
         game = variant_for(self.s)
         unknown_carry = game.carries_pot and not self.carry_known
         if unknown_carry:
@@ -891,7 +898,7 @@ class TableCore:
         the expectation would have been had the service known)."""
         if placement.expected is None or not set(sat_out) <= self.newcomers | self.unverified:
             return False
-        present = [s for s in placement.seated if s not in sat_out]
+        present = sorted(s for s in placement.seated if s not in sat_out)
         start = self.button if self.button is not None else placement.expected
         later = [s for s in present if s > start]
         return button == (later[0] if later else present[0])
@@ -950,15 +957,47 @@ class TableCore:
                        f"the first round of the deal shows the button at seat {button}, {how}"
                        f"{stacks}", seat=button)
 
+    def maybe_dealt(self) -> set[int]:
+        """Seats the next deal may give a card though the service does not count on them:
+        players unseated since the last deal (not stood up yet), and players sitting out
+        (back at the table). A hand with such seats is placed from its first round."""
+        if self.command_checks < UNSEATED_MAY_BE_DEALT:
+            return set()  # an older journal: replayed as it was published
+        return set(self.left) | (self.sat_out & set(self.players))
+
     def back(self, seats: list[int]) -> bool:
         """The first round dealt to ``seats``, where the service knows no player with chips:
         if each of them is a player it had out of chips (still seated with none, or gone),
         it was wrong (it could not vouch for their stacks, or a count was wrong); they are
         back, their stacks unverified until counted, and the hand is placed with them. One
-        notice."""
+        notice. Players the service did not count on for this deal (``maybe_dealt``: sitting
+        out, or unseated a moment ago) are back with the stacks it had for them."""
         out = {seat for seat, p in self.players.items() if p.stack == 0}
-        if not seats or any(seat not in self.gone and seat not in out for seat in seats):
+        maybe = self.maybe_dealt()
+        if not seats or any(seat not in self.gone and seat not in out and seat not in maybe
+                            for seat in seats):
             return False
+        returned = [s for s in seats if s in maybe and s in self.players]
+        for seat in returned:
+            self.sat_out.discard(seat)
+        if returned:
+            names = ", ".join(f"seat {s} ({self.players[s].name})" for s in returned)
+            self.out.alert("player_back", "TABLE-00", "info",
+                           f"{names} dealt in again after sitting out", seat=returned[0],
+                           evidence={"seats": returned})
+        unseated = [s for s in seats if s in self.left]
+        for seat in unseated:
+            self.players[seat] = self.left.pop(seat)
+        seats = [s for s in seats if s not in unseated and s not in returned]
+        if unseated:
+            names = ", ".join(f"seat {s} ({self.players[s].name})" for s in unseated)
+            self.out.alert("player_back", "TABLE-00", "info",
+                           f"{names} dealt in after the controller unseated them: still at "
+                           "the table for this hand", seat=unseated[0],
+                           remedy="the controller unseats them again after the hand",
+                           evidence={"seats": unseated})
+        if not seats:
+            return True
         for seat in seats:
             if seat in self.gone:
                 self.players[seat] = self.gone.pop(seat)
@@ -1058,6 +1097,7 @@ class TableCore:
             self.newcomers.add(seat)
         self.sat_out.discard(seat)
         self.gone.pop(seat, None)
+        self.left.pop(seat, None)  # someone else sits where the unseated player sat
         if not newcomer:
             return
         self.out.alert("player_seated", "TABLE-01", "info",
@@ -1074,8 +1114,11 @@ class TableCore:
                            f"seat {seat} is between the button and the small blind: no entry "
                            "there, so the button moves past it next hand", seat=seat)
 
-    def unseated(self, seat: int) -> None:
-        """The controller unseated a player (never one with a live hand)."""
+    def unseated(self, seat: int, player: Player) -> None:
+        """The controller unseated a player (never one with a live hand). Until the next
+        hand's first round shows he is gone, he may still be dealt in (``left``)."""
+        if self.command_checks >= UNSEATED_MAY_BE_DEALT:
+            self.left[seat] = player
         self.newcomers.discard(seat)
         self.sat_out.discard(seat)
         self.unverified.discard(seat)

@@ -155,6 +155,23 @@ def test_a_seat_the_dealer_does_not_deal_to_sits_out_with_one_notice_and_can_be_
     assert len(followed(r, session, 2)) == len(session.records) - 1
 
 
+def test_a_player_unseated_as_the_dealer_pressed_newhand_is_dealt_in_and_back_for_the_hand(
+        session: Session) -> None:
+    """A move: the controller unseats seat 3 between hands, but the dealer had already pressed
+    NEWHAND and deals him in as before (he had not stood up yet). The hand is placed from the
+    table, seat 3 is back for it (one info) with his stack as it was, and every hand is
+    followed with no warning."""
+    r = Reader(session, alert_confirm=True)
+    r.frames(session.before(2))
+    assert r.command("unseat", seat=3).ok
+    r.frames(session.frames[session.starts[1]:])
+    back = [e for e in r.of(ev.Alert) if e.name == "player_back"]
+    assert [(e.severity, e.seat) for e in back] == [("info", 3)]
+    assert r.alerts() == []
+    assert len(followed(r, session, 2)) == len(session.records) - 1
+    assert all(not s.unverified for e in r.ended() for s in e.stacks)
+
+
 # ---------------------------------------------------------------------- the button
 def moved_button_session() -> tuple[VirtualTable, list[tuple[str, bytes]], list[HandRecord], int]:
     """Four hands by the rotation, then the dealer deals from the seat after the one the

@@ -109,10 +109,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ante", type=int, default=0,
                    help="ante per seat; draw5 with 0 antes one smallest chip")
     p.add_argument("--keep", action="store_true", help="keep the work folder (journal, logs)")
-    p.add_argument("--tables", type=int, default=1, help="with --floor: how many tables")
+    p.add_argument("--tables", type=int, default=1,
+                   help="with --floor or --tournament: how many tables")
     p.add_argument("--floor", action="store_true",
                    help="a venue of tables (some with dealer errors) and the floor console")
+    p.add_argument("--tournament", action="store_true",
+                   help="a small tournament with fast levels played out on simulated tables, "
+                   "with the tournament controller's pages")
+    p.add_argument("--level-minutes", type=float, default=1.0,
+                   help="with --tournament: the length of a level")
     args = p.parse_args(argv)
+    if args.tournament:
+        from tablesvc.commands.demo_tournament import run_tournament_demo
+
+        return run_tournament_demo(max(2, min(args.tables, 20)),
+                                   args.pace if args.pace != 0.25 else 0.1, args.keep,
+                                   args.level_minutes)
     if args.floor:
         from tablesvc.commands.demo_floor import run_venue
 

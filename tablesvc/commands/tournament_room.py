@@ -40,8 +40,9 @@ class RoomTable:
     def __init__(self, work: Path, table: str, venue: str, port: int, *, seed: int,
                  pace: float, small_blind: int, big_blind: int, seats: int = 9,
                  aggression: float = 0.6, mqtt_user: str = "", mqtt_password_file: str = "",
-                 protocol: str = "3.1.1") -> None:
+                 protocol: str = "3.1.1", between_hands_s: float = 1.0) -> None:
         self.id = table
+        self.between_hands_s = between_hands_s
         self.seats = seats
         self.pace = pace
         folder = work / table
@@ -82,6 +83,7 @@ class RoomTable:
     def _between_hands(self) -> None:
         table = self.rig.table
         held: list[tuple[str, dict[str, Any]]] = []
+        changed: list[int] = []
         while True:
             try:
                 cmd, body = self.changes.get_nowait()
@@ -90,8 +92,11 @@ class RoomTable:
             try:
                 if cmd == "seat":
                     table.sit(int(body["seat"]), int(body["stack"]))
+                    changed.append(int(body["seat"]))
                 elif cmd == "unseat":
-                    table.stand(int(body["seat"]))
+                    if int(body["seat"]) in table.seated():  # else he busted: gone already
+                        table.stand(int(body["seat"]))
+                        changed.append(0)
                 elif cmd == "configure":
                     for key in ("small_blind", "big_blind", "ante", "ante_mode"):
                         if key in body:
@@ -102,6 +107,28 @@ class RoomTable:
                 self.problems.append(f"{cmd} {body}: {err}")
         for item in held:
             self.changes.put(item)
+        if changed:
+            self._rotate(changed)
+
+    def _rotate(self, newcomers: list[int]) -> None:
+        """The next hand's button as the seats are now: the first player after the last
+        hand's button, newcomers included (TABLE-01: one may come in on the button), except
+        that the button passes a newcomer seated between the last button and its small blind
+        (TABLE-02) and goes on from his seat."""
+        table = self.rig.table
+        last = table.last_hand
+        seated = table.seated()
+        if last is None or len(seated) < 2:
+            return
+        start = last.button
+        sb = last.small_blind_seat
+        for seat in newcomers:
+            if seat in seated and _between(last.button, seat, sb):
+                start = seat
+        later = [s for s in seated if s > start]
+        button = later[0] if later else seated[0]
+        if button != table.button:
+            table.set_button(button)
 
     def deal(self, stop: threading.Event) -> None:
         """Deal while at least two players sit; between hands, do what the controller had the
@@ -112,15 +139,31 @@ class RoomTable:
             if len(table.seated()) < 2:
                 stop.wait(0.05)
                 continue
-            table.play_hand(stop)
+            try:
+                table.play_hand(stop)
+            except Exception as err:  # the dealer must go on; the test sees the problem
+                self.problems.append(f"hand failed: {err!r}")
+                log.exception("simulated hand failed", table=self.id)
+                stop.wait(0.5)
+                continue
             self.hands += 1
-            stop.wait(self.pace * 3)
+            # collecting, shuffling: in a room tens of seconds, in which the floor's slips
+            # (a move, a new level) reach the dealer; never shorter than the controller's
+            # reaction to the hand's end
+            stop.wait(max(self.pace * 3, self.between_hands_s))
 
     def close(self) -> None:
         # the service first: devices unplugged under it would be device_offline alerts
         self.service.stop()
         self.thread.join(10)
         self.rig.close()
+
+
+def _between(button: int, seat: int, small_blind: int) -> bool:
+    """``seat`` lies strictly between ``button`` and ``small_blind``, clockwise."""
+    if button < small_blind:
+        return button < seat < small_blind
+    return seat > button or seat < small_blind
 
 
 class Relay:

@@ -118,6 +118,10 @@ class Engine:
                 self.journal.append({"op": "event", "table": msg.table, "body": body}, now)
                 self.t.table_event(msg.table, body, now)
                 self.stats["events"] += 1
+                if body.get("type") == "hand_ended" and self.out is not None:
+                    self.out.ack(msg.mid, msg.qos)
+                    self.tick()  # between hands is when a move or a level goes out
+                    return
         elif msg.sub.startswith("cmd/") and msg.sub.endswith("/reply"):
             cmd = msg.sub.split("/")[1]
             if self.t.wants_reply(msg.table, body):

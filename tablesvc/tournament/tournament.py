@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -497,6 +497,9 @@ class Tournament:
             p.out_hand, p.out_table, p.out_at = hand if isinstance(hand, int) else None, \
                 t.table, now
             p.table = p.seat = None
+            for m in self.moves.values():
+                if m.player == pid and m.state == "queued":
+                    m.state = "cancelled"  # he busted before he left: nothing to move
             self.busts.append({"player": pid, "name": p.name, "place": place,
                                "hand": p.out_hand, "table": t.table, "at": _iso(now)})
         remaining = [p for p in self.players.values() if p.status == "seated"]
@@ -568,8 +571,8 @@ class Tournament:
             p = wanted.get(seat)
             if p is not None and p.name == name:
                 continue
-            if not any(q.name == name for q in self.players.values()):
-                continue  # not one of ours (seated by hand): the floor's business
+            if not any(q.name == name and q.status != "out" for q in self.players.values()):
+                continue  # not one of ours (seated by hand), or out (the table lets him go)
             if seat in live:
                 continue  # his hand is not over: the move waits
             sends += self._command(t, f"unseat:{seat}", "unseat", {"seat": seat}, now)
@@ -627,10 +630,13 @@ class Tournament:
             return
         if (s.player, s.to_table, str(s.to_seat)) in self.dismissed:
             return
-        if s in self.suggestions.values():
+        if any((o.player, o.to_table, o.to_seat) == (s.player, s.to_table, s.to_seat)
+               for o in self.suggestions.values()):
             return
         self.suggestions.clear()
         sid = next(self._suggestion_ids)
+        name = self.players[s.player].name
+        s = replace(s, reason=s.reason.replace(s.player, name))  # a director reads names
         self.suggestions[sid] = s
         self._alert("balancing_move_suggestion", s.rule, "info",
                     f"move {self.players[s.player].name} from {s.from_table} seat "

@@ -39,6 +39,17 @@ ACTIONS = frozenset({"start", "pause", "resume", "advance", "shift", "register",
 """The director's actions (``POST /api/action``)."""
 
 
+RULES: dict[str, tuple[str, ...]] = {
+    "TABLE-03": ("balancing_move_suggestion",),
+    "TABLE-04": ("balancing_move_suggestion",),
+    "TABLE-07": ("player_seated_twice",),
+    "SEAT-06": ("no_show_stack_removal_due",),
+    "TABLE-00": ("command_refused", "table_game_mismatch"),
+}
+"""The alerts the controller raises, by rule (the balancing move under the configured variant's
+rule); docs/RULES-COVERAGE.md is generated from these declarations."""
+
+
 class ActionError(Exception):
     """A director's action that cannot be carried out now; the message says why."""
 

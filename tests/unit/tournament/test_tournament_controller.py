@@ -222,6 +222,7 @@ def test_the_last_player_standing_wins_and_the_prizes_follow_the_places() -> Non
     assert sorted(v for v in places.values() if v[0] != 1) == [(2, 45), (2, 45)]
 
 
+@pytest.mark.rules("TABLE-03")
 def test_unbalanced_tables_raise_one_suggestion_which_the_director_carries_out() -> None:
     t, room = drawn(8)
     # two busts at t02 leave 4 against 2
@@ -240,6 +241,47 @@ def test_unbalanced_tables_raise_one_suggestion_which_the_director_carries_out()
     room.run(T0 + 5)
     assert sorted(len(x) for x in room.seats.values()) == [3, 3]
     assert t.view(T0 + 6)["suggestions"] == []
+
+
+@pytest.mark.rules("TABLE-04", "TABLE-03")
+def test_variant_two_moves_the_under_the_gun_player_to_the_seat_next_to_be_big_blind() -> None:
+    """TABLE-04 (A-34) through the aggregate, worked by hand from the seed's sentence: "der
+    Spieler nach dem BigBlind (UTG) vom volleren Tisch" goes to "den Platz an weitesten vom
+    BigBlind", read as the free seat that gets the big blind soonest, never the small blind's
+    and never between the button and the small blind.
+
+    The draw (seed 7) seats t01 at 1, 2, 3 and 5, t02 at 1, 2, 4 and 5 (six seats each).
+    t01's last hand had the button on 1: small blind 2, big blind 3, so under the gun is the
+    first occupied seat after 3, seat 5 (seat 4 is empty). t02's last hand had the button on
+    4 and busted seats 1 and 5: 4 players against 2. From its button 4 the small blind is the
+    next occupied seat, 2, and the big blind the next, 4. Seats 5, 6 and 1 lie between the
+    button and the small blind (TABLE-02), so of the free seats 1, 3, 5 and 6 only seat 3 may
+    be taken: seat 5 of t01 moves to seat 3 of t02. Variant 1 (TABLE-03) on the same tables
+    picks another player: seat 3 is 5 seats clockwise from t02's big blind, and 5 seats from
+    t01's big blind 3 is seat 2."""
+    picked: dict[int, list[Any]] = {}
+    for variant, rule in ((2, "TABLE-04"), (1, "TABLE-03")):
+        t, room = drawn(8, variant=variant)
+        assert {k: sorted(v) for k, v in room.seats.items()} == {"t01": [1, 2, 3, 5],
+                                                                 "t02": [1, 2, 4, 5]}
+        room.start_hand("t01", button=1)
+        room.end_hand("t01", {})
+        room.start_hand("t02", button=4)
+        room.end_hand("t02", {1: 0, 5: 0, 2: 2000, 4: 2000})
+        room.run(T0 + 1)
+        alerts = [(a.name, a.rule, a.severity) for a in t.alerts]
+        assert alerts == [("balancing_move_suggestion", rule, "info")]
+        (s,) = t.view(T0 + 1)["suggestions"]
+        assert (s["rule"], s["to"]) == (rule, ["t02", 3])
+        picked[variant] = s["from"]
+        if variant == 2:
+            moving = s["name"]
+            t.act({"action": "accept_suggestion", "id": s["id"]}, T0 + 2)
+            room.run(T0 + 3)
+            room.run(T0 + 4)
+            assert room.seats["t02"][3] == {"name": moving, "stack": 1000}
+            assert 5 not in room.seats["t01"]
+    assert picked == {2: ["t01", 5], 1: ["t01", 2]}
 
 
 def test_a_dismissed_suggestion_is_not_raised_again() -> None:
@@ -265,6 +307,7 @@ def test_breaking_a_table_moves_its_players_and_closes_it() -> None:
     assert not t.tables["t03"].open
 
 
+@pytest.mark.rules("TABLE-07")
 def test_the_same_player_at_two_tables_is_one_critical_alert() -> None:
     t, room = drawn(8)
     name = room.seats["t01"][min(room.seats["t01"])]["name"]
@@ -278,6 +321,7 @@ def test_the_same_player_at_two_tables_is_one_critical_alert() -> None:
         ("player_seated_twice", "TABLE-07", "critical")]
 
 
+@pytest.mark.rules("SEAT-06")
 def test_no_show_stacks_are_due_for_removal_at_the_end_of_level_two() -> None:
     t, room = drawn(8)
     p = player(t, room.seats["t01"][min(room.seats["t01"])]["name"])

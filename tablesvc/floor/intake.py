@@ -18,6 +18,13 @@ Every alert that changes (a new one, an acknowledgement, a table's answer) tells
 group anew (``tablesvc.floor.queue``), as the store has it after the commit. And every message
 is noted as heard from its table the moment paho reads it (``tablesvc.floor.silence``), before
 it waits for the writer: a backlog to store is no silence.
+
+The tournament controller publishes under ``<prefix>/.tournament/`` (a dot is never part of
+a table id): its retained ``clock``, ``field`` and ``status`` become the page's tournament
+header, and its warning and critical ``alerts`` join the queue under the pseudo-table
+``.tournament`` (shown as "tournament"; acknowledged on the floor only, since the controller
+takes no acknowledgement). Any other topic whose table level is not a table id is
+acknowledged and dropped (``not_a_table``): it is never taken for a table.
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ from __future__ import annotations
 import collections
 import itertools
 import json
+import re
 import select
 import ssl
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -50,7 +59,7 @@ from tablesvc.floor.public import public_event, public_state
 from tablesvc.floor.queue import Key
 from tablesvc.floor.silence import Silence, marked
 from tablesvc.floor.store import Queries, Store, today
-from tablesvc.floor.venue import Venue
+from tablesvc.floor.venue import TournamentView, Venue
 from tablesvc.pipeline.publisher import read_password
 
 log = structlog.get_logger("tablesvc.floor.intake")
@@ -65,11 +74,19 @@ YIELD_S = 0.001
 since an alert is only recognised once read; storing the bulk can wait."""
 URGENT = frozenset({"alerts", "cmd/ack_alert/reply"})
 """Topics (below the table) that go ahead of the bulk."""
+TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+"""A table id (the tables' ``[table] id``): what the first topic level must be to be a table."""
+TOURNAMENT = ".tournament"
+"""The controller's topic level, and the pseudo-table its alerts are kept under."""
+TOURNAMENT_SUBSCRIBED = ("clock", "field")
+"""The controller's retained topics the console subscribes to beyond the tables' wildcards
+(which bring its ``status`` and ``alerts``)."""
 SHOWN = frozenset({"warning", "critical"})
 """Severities of the alert queue; info alerts are kept with the hand's events."""
 Notify = Callable[[str, Any], None]
 """(kind, payload) for the web pages: "tables" (the views of the tables a batch changed),
-"alert" (a new alert's row), "group" (an alert group as it is now)."""
+"alert" (a new alert's row), "group" (an alert group as it is now), "tournament" (the
+controller's header as it is now)."""
 
 
 class AckError(Exception):
@@ -167,6 +184,8 @@ class Intake:
         self.store = Store(db)
         self.queries = Queries(db)  # the writer's own reads (same connection, same thread)
         self.venue = Venue()
+        self.tournament = TournamentView()
+        self._tournament_changed = False  # by the batch being stored
         self.lock = threading.Lock()  # guards venue for snapshot() from other threads
         self.silence = Silence(cfg.floor.silent_after_s)
         # the last ``status`` and ``devices/<name>`` of each table that is committed, and those
@@ -183,10 +202,16 @@ class Intake:
         self.connected = threading.Event()
         self.refused: str | None = None
         self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0,
-                      "batches": 0, "superseded": 0}
+                      "batches": 0, "superseded": 0, "not_a_table": 0}
         self._writer = threading.Thread(target=self._run, name="floor-writer", daemon=True)
         self.client = self._client()
         for table, topics in self.queries.retained().items():
+            if table == TOURNAMENT:
+                for topic, body in topics.items():
+                    self.tournament.apply(topic, body)
+                continue
+            if not TABLE_RE.fullmatch(table):
+                continue  # kept by an earlier version, which took any topic level for a table
             self.silence.expect(table)
             for topic, body in topics.items():
                 self.venue.apply_retained(table, topic, body)
@@ -215,7 +240,8 @@ class Intake:
     def topics(self) -> list[str]:
         p = self.prefix
         return [f"{p}/+/status", f"{p}/+/state", f"{p}/+/devices/+", f"{p}/+/alerts",
-                f"{p}/+/events", f"{p}/+/cmd/ack_alert/reply"]
+                f"{p}/+/events", f"{p}/+/cmd/ack_alert/reply",
+                *(f"{p}/{TOURNAMENT}/{t}" for t in TOURNAMENT_SUBSCRIBED)]
 
     def start(self) -> None:
         m = self.cfg.mqtt
@@ -257,7 +283,8 @@ class Intake:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         topic = msg.topic
         table, _, sub = topic.removeprefix(self.prefix + "/").partition("/")
-        self.silence.heard(table, time.monotonic())
+        if TABLE_RE.fullmatch(table):
+            self.silence.heard(table, time.monotonic())
         self.inbox.put(_Received(topic, bytes(msg.payload), msg.mid, msg.qos),
                        urgent=sub in URGENT)
 
@@ -307,7 +334,11 @@ class Intake:
         commands = []
         for row in rows:
             seq = int(row["seq"])
-            if row["severity"] == "critical" or row["alert_id"] in held:
+            if table == TOURNAMENT:
+                self.store.ack_sent(table, seq, by, at, None, "floor",
+                                    "acknowledged on the floor (the tournament controller "
+                                    "takes no acknowledgement)")
+            elif row["severity"] == "critical" or row["alert_id"] in held:
                 request_id = f"floor-{uuid.uuid4().hex[:16]}"
                 if self.store.ack_sent(table, seq, by, at, request_id, "sent"):
                     commands.append({"request_id": request_id, "alert_id": row["alert_id"],
@@ -341,6 +372,7 @@ class Intake:
         retained: dict[tuple[str, str], dict[str, Any]] = {}
         alerts: list[dict[str, Any]] = []
         changed: set[Key] = set()  # the alert groups the batch changed
+        self._tournament_changed = False
         received = [m for m in batch if isinstance(m, _Received)]
         superseded = self._superseded(received)
         for i, msg in enumerate(received):
@@ -368,6 +400,8 @@ class Intake:
             self.notify("alert", row)
         if tables:
             self.notify("tables", list(tables.values()))
+        if self._tournament_changed:
+            self.notify("tournament", self.tournament_view())
         for req in (m for m in batch if isinstance(m, _Ack)):
             try:
                 answer = self._ack(req, changed)
@@ -420,6 +454,13 @@ class Intake:
         self.stats["messages"] += 1
         rest = msg.topic.removeprefix(self.prefix + "/")
         table, _, sub = rest.partition("/")
+        if table == TOURNAMENT:
+            self._controller(msg, sub, retained, alerts, changed)
+            return
+        if not TABLE_RE.fullmatch(table):
+            self.stats["not_a_table"] += 1
+            log.warning("not a table's topic, dropped", topic=msg.topic)
+            return
         if sub == "status" or sub.startswith("devices/"):
             if self._kept.get((table, sub)) == msg.payload:
                 return  # said again (heard all the same: ``Silence``)
@@ -479,11 +520,53 @@ class Intake:
                 if row is not None:
                     changed.add((target.table, str(row["name"])))
 
+    def _controller(self, msg: _Received, sub: str,
+                    retained: dict[tuple[str, str], dict[str, Any]],
+                    alerts: list[dict[str, Any]], changed: set[Key]) -> None:
+        """A message of the tournament controller (``.tournament/<sub>``)."""
+        try:
+            body = json.loads(msg.payload)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            self.stats["dropped"] += 1
+            log.warning("not a JSON object, dropped", topic=msg.topic)
+            return
+        if sub in ("status", *TOURNAMENT_SUBSCRIBED):
+            with self.lock:
+                self.tournament.apply(sub, body)
+            retained[(TOURNAMENT, sub)] = body
+            self._tournament_changed = True
+            return
+        if sub != "alerts":
+            self.stats["not_a_table"] += 1
+            return
+        event = controller_alert(body)
+        if event is None:
+            self.stats["dropped"] += 1
+            log.warning("controller alert not understood, dropped", topic=msg.topic)
+            return
+        if not self.store.add_event(TOURNAMENT, event):
+            self.stats["duplicates"] += 1
+            return
+        self.stats["events"] += 1
+        if event["severity"] in SHOWN:
+            row = self.queries.alert(TOURNAMENT, int(event["seq"]))
+            if row is not None:
+                alerts.append(row)
+                changed.add((TOURNAMENT, str(row["name"])))
+
+    def tournament_view(self) -> dict[str, Any] | None:
+        """The controller's clock and field as the header shows them (None: no tournament)."""
+        with self.lock:
+            return self.tournament.as_json()
+
     def snapshot(self) -> dict[str, Any]:
         """What a page needs when it (re)connects; called from the web's thread pool."""
         with self.lock:
             tables = self.venue.snapshot()
-        return {"tables": self.marked(tables)}
+            tournament = self.tournament.as_json()
+        return {"tables": self.marked(tables), "tournament": tournament}
 
     def view(self, table: str) -> dict[str, Any] | None:
         """A table's view as the writer last left it (None for a table not stored yet)."""
@@ -495,6 +578,36 @@ class Intake:
         """Views as the page gets them: with ``silent_s`` as of now."""
         now = time.monotonic()
         return [marked(v, self.silence.silent_for(str(v["id"]), now)) for v in views]
+
+
+def controller_alert(body: dict[str, Any]) -> dict[str, Any] | None:
+    """A tournament controller's alert (``{id, name, rule, severity, message, remedy, at,
+    table, seat, player}``) as the public alert event the store keeps; None when it is not one.
+
+    The controller's alerts have no seq: theirs is made from the moment it raised the alert
+    (milliseconds) and its number, so that they sort as they were raised and a copy the broker
+    delivers again is the same alert (a restarted controller numbers on; a new tournament's
+    "c-1" is another moment). The table and seat it names are the venue's, not a seat of
+    the pseudo-table: they stay in the message and the event, not in the seat column."""
+    ident, at, severity = body.get("id"), body.get("at"), body.get("severity")
+    if not isinstance(ident, str) or not isinstance(at, str) or severity not in (
+            "info", "warning", "critical"):
+        return None
+    try:
+        stamp = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    number = ident.removeprefix("c-")
+    tail = int(number) if number.isdigit() else zlib.crc32(ident.encode())
+    seq = int(stamp.timestamp() * 1000) * 1000 + tail % 1000
+    return {"type": "alert", "seq": seq, "ts": at, "id": ident,
+            "name": str(body.get("name") or ""), "rule": str(body.get("rule") or ""),
+            "severity": severity, "message": str(body.get("message") or ""),
+            "remedy": str(body.get("remedy") or ""), "seat": None, "hand": None,
+            "at_table": body.get("table"), "at_seat": body.get("seat"),
+            "player": body.get("player")}
 
 
 def initial_alerts(queries: Queries) -> list[dict[str, Any]]:

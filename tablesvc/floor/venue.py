@@ -1,5 +1,6 @@
 """The live picture of every table: what the grid shows, built from the retained topics and
-the event stream. Pure: no I/O, no clock; the intake feeds it, the web pages read it.
+the event stream; and the tournament controller's clock and field, for the page's header.
+Pure: no I/O, no clock; the intake feeds it, the web pages read it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,43 @@ class TableView:
         return {"id": self.id, "online": self.online, "version": self.version,
                 "boot": self.boot, "state": self.state, "devices": self.devices,
                 "last_seq": self.last_seq, "last_ts": self.last_ts, "gaps": self.gaps}
+
+
+CLOCK_KEYS = ("name", "game", "limit", "level", "running", "started", "period", "remaining_s",
+              "ends_at", "next_level", "next_break_in_s", "next_break", "on_break")
+"""What the header shows of the controller's ``.tournament/clock`` (the structure stays out)."""
+FIELD_KEYS = ("entries", "players_left", "average_stack", "average_bb", "chip_leader",
+              "prize_pool")
+"""What it shows of ``.tournament/field`` (not the leaderboard)."""
+
+
+@dataclass
+class TournamentView:
+    """The tournament controller as the header shows it: its retained ``clock``, ``field``
+    and ``status`` (``tablesvc/v1/<venue>/.tournament/``); all None until it published one."""
+
+    online: bool | None = None
+    clock: dict[str, Any] | None = None
+    standing: dict[str, Any] | None = None
+    """The ``field`` topic's figures."""
+
+    def apply(self, topic: str, body: dict[str, Any]) -> bool:
+        """One retained topic; True when it is one the header shows."""
+        if topic == "status":
+            self.online = body.get("state") == "online"
+        elif topic == "clock":
+            self.clock = {k: body.get(k) for k in CLOCK_KEYS}
+        elif topic == "field":
+            self.standing = {k: body.get(k) for k in FIELD_KEYS}
+        else:
+            return False
+        return True
+
+    def as_json(self) -> dict[str, Any] | None:
+        """None while no controller has published its clock (no tournament: no header)."""
+        if self.clock is None:
+            return None
+        return {"online": self.online, "clock": self.clock, "field": self.standing}
 
 
 class Venue:

@@ -3,9 +3,10 @@
 aiohttp serves HTTP and WebSocket from one asyncio loop with no separate ASGI server. The
 database is read on one worker thread with its own connection, so a search never holds the
 loop; live changes come from the intake's thread through ``call_soon_threadsafe``. Table
-changes are coalesced (at most four a second per page), alerts and their groups go out at
-once. Four times a second the pump also looks for tables that fell silent or spoke again
-(``tablesvc.floor.silence``) and sends them as table changes.
+changes, and the tournament controller's clock and field, are coalesced (at most four a
+second per page), alerts and their groups go out at once. Four times a second the pump also
+looks for tables that fell silent or spoke again (``tablesvc.floor.silence``) and sends them
+as table changes.
 
 Security: every page and API call needs a session when a users file is configured; state-
 changing calls need the ``X-Floor`` header (a cross-site form cannot send it) on top of the
@@ -32,7 +33,7 @@ from aiohttp import WSMsgType, web
 from tablesvc.floor.auth import COOKIE, Sessions, load_users, verify_password
 from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
-from tablesvc.floor.intake import AckError, Intake, initial_alerts, now_iso
+from tablesvc.floor.intake import TABLE_RE, TOURNAMENT, AckError, Intake, initial_alerts, now_iso
 from tablesvc.floor.store import SEVERITIES, Queries, today
 
 log = structlog.get_logger("tablesvc.floor.web")
@@ -42,7 +43,6 @@ TITLES: dict[str, str] = json.loads(
     (resources.files("tablesvc.floor") / "rule_titles.json").read_text(encoding="utf-8"))
 PUSH_EVERY_S = 0.25
 DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 RULE_RE = re.compile(r"^[A-Z]+-\d{2,3}$")
 OPEN_PATHS = frozenset({"/login", "/static/floor.css", "/static/login.js", "/healthz"})
 HEADERS = {
@@ -74,6 +74,7 @@ class Hub:
     def __init__(self) -> None:
         self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
         self.dirty: dict[str, dict[str, Any]] = {}
+        self.tournament: list[dict[str, Any] | None] = []  # the controller's header, if changed
         self.mqtt_connected: bool | None = None
         self.sending: set[asyncio.Future[None]] = set()
 
@@ -90,6 +91,8 @@ class Hub:
         if kind == "tables":
             for view in payload:
                 self.dirty[str(view["id"])] = view
+        elif kind == "tournament":
+            self.tournament = [payload]
         elif kind in ("alert", "group"):
             message = ({"kind": "alert", "alert": titled(payload)} if kind == "alert" else
                        {"kind": "group", "group": titled_group(payload)})
@@ -118,6 +121,10 @@ class Hub:
             if self.dirty:
                 tables, self.dirty = intake.marked(list(self.dirty.values())), {}
                 await self.send_all({"kind": "tables", "tables": tables})
+            if self.tournament:
+                (tournament,), self.tournament = self.tournament, []
+                await self.send_all({"kind": "tournament", "now": now_iso(),
+                                     "tournament": tournament})
 
 
 class FloorApp:
@@ -166,6 +173,10 @@ class FloorApp:
             exc.headers.update(HEADERS)
             raise
         resp.headers.update(HEADERS)
+        if request.path == "/login":
+            # with no-referrer a browser sends "Origin: null" on the form's POST, which the
+            # login's cross-site check cannot tell from another site's form
+            resp.headers["Referrer-Policy"] = "same-origin"
         return resp
 
     # ------------------------------------------------------------------ pages
@@ -228,6 +239,7 @@ class FloorApp:
         groups = await self.read(initial_alerts, self.queries)
         snap = await self.read(self.intake.snapshot)
         return {"kind": "snapshot", "now": now_iso(), "tables": snap["tables"],
+                "tournament": snap["tournament"],
                 "groups": [titled_group(g) for g in groups],
                 "silent_after_s": self.cfg.floor.silent_after_s,
                 "mqtt": {"connected": self.intake.connected.is_set(),
@@ -286,8 +298,9 @@ class FloorApp:
         table = request.query.get("table")
         if table is None and not required:
             return None
-        if table is None or not TABLE_RE.fullmatch(table):
-            raise web.HTTPBadRequest(text="table: a table id")
+        if table is None or not (TABLE_RE.fullmatch(table) or table == TOURNAMENT):
+            raise web.HTTPBadRequest(text="table: a table id (or .tournament, the "
+                                          "controller's alerts)")
         return table
 
     async def hands(self, request: web.Request) -> web.Response:

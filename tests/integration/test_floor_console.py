@@ -9,18 +9,26 @@ time the cards of the hand before never collected: a noisy table), t02 exposes t
 t03 deals clean hands and is then unplugged. The console must show exactly the warning and
 critical alerts the tables published (a subscriber beside it collects them), one row per
 table and alert name, so that the noisy table does not bury t02's.
+
+A tournament controller's retained clock and field (as the real aggregate publishes them)
+show in the page's header, counting down, and its critical alert in the queue under
+"tournament"; none of its topics, nor any topic whose table level is not a table id, is ever
+taken for a table. A browser logs in with the login form.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
@@ -31,8 +39,12 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from bench.venue import FloorProcess, LiveTable
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
+from tablesvc.floor.auth import set_user
 from tablesvc.floor.web import TITLES
+from tablesvc.tournament.engine import published
+from tablesvc.tournament.tournament import Alert, Tournament, alert_view
 from tests.browser import screenshot
+from tests.tournament_pages import structure
 
 pytestmark = pytest.mark.integration
 VENUE = "hall"
@@ -324,3 +336,202 @@ def test_a_restarted_console_has_every_alert_acknowledgement_and_hand_including_
         floor.stop()
         clean.stop()
         misdeal.stop()
+
+
+# ---------------------------------------------------------------------- the controller
+CONTROLLER = f"tablesvc/v1/{VENUE}/.tournament"
+
+
+def publish(port: int, messages: list[tuple[str, Any, bool]]) -> None:
+    """Publish (topic, body, retain) in order, each delivered to the broker."""
+    c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    try:
+        for topic, body, retain in messages:
+            payload = body if isinstance(body, bytes) else json.dumps(body)
+            c.publish(topic, payload, qos=1, retain=retain).wait_for_publish(5)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
+def controller_topics(now: float) -> dict[str, Any]:
+    """What the controller publishes of a tournament of four players at two tables, its clock
+    running in level 3 (300/600, big blind ante 75), and a critical TABLE-07 alert."""
+    t = Tournament("Sunday Deepstack", VENUE, structure(), {"t01": 9, "t02": 9})
+    for name in ("Ann", "Ben", "Cid", "Dee"):
+        t.act({"action": "register", "name": name}, now)
+    t.act({"action": "draw"}, now)
+    t.act({"action": "start"}, now)
+    t.act({"action": "advance", "levels": 2}, now)
+    topics = published(t.view(now))
+    topics["alerts"] = alert_view(Alert(
+        "c-7", "player_seated_twice", "TABLE-07", "critical",
+        "Dee is seated at t01 seat 4 and t02 seat 2",
+        "find the player; unseat him from the seat he is not playing", now))
+    topics["paused"] = published(t.view(now))["clock"] | {"running": False, "ends_at": None}
+    return topics
+
+
+class CommandTap:
+    """Every command anyone sends below the venue (the floor must send the controller none)."""
+
+    def __init__(self, port: int) -> None:
+        self.got: list[str] = []
+        c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        c.on_connect = lambda cl, *a: cl.subscribe(f"tablesvc/v1/{VENUE}/+/cmd/#", qos=1)
+        c.on_message = lambda cl, u, m: self.got.append(m.topic)
+        c.connect("127.0.0.1", port)
+        c.loop_start()
+        self.c = c
+
+    def close(self) -> None:
+        self.c.loop_stop()
+        self.c.disconnect()
+
+
+async def pushed(ws_url: str, then: Any, kind: str, timeout: float = 10) -> tuple[Any, Any]:
+    """The snapshot a page's WebSocket starts with; then ``then()`` and the first message of
+    ``kind`` that follows."""
+    async with aiohttp.ClientSession() as s, s.ws_connect(ws_url) as ws:
+        first = json.loads((await ws.receive(timeout=timeout)).data)
+        await asyncio.get_running_loop().run_in_executor(None, then)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = json.loads((await ws.receive(timeout=timeout)).data)
+            if msg["kind"] == kind:
+                return first, msg
+        raise AssertionError(f"no {kind} pushed")
+
+
+def seconds_shown(text: str) -> int:
+    parts = [int(x) for x in text.split(":")]
+    return parts[-3] * 3600 + parts[-2] * 60 + parts[-1] if len(parts) == 3 else \
+        parts[0] * 60 + parts[1]
+
+
+def test_the_controllers_clock_shows_in_the_header_counting_down_its_alert_under_tournament_and_no_topic_of_it_is_ever_a_table(  # noqa: E501
+        tmp_path: Path, browser: WebDriver, broker: Mosquitto) -> None:
+    now = time.time()
+    topics = controller_topics(now)
+    floor = FloorProcess(tmp_path / "floor", VENUE, broker.port)
+    commands = CommandTap(broker.port)
+    try:
+        floor.start()
+        wait_until(lambda: api(floor.url, "/healthz")["mqtt"], 10, "the console subscribed")
+        # the controller online, its retained clock and field, its alert; and topics with a
+        # table level that is no table id: the controller's others, a dotted one
+        publish(broker.port, [
+            (f"{CONTROLLER}/status", {"state": "online"}, True),
+            (f"{CONTROLLER}/clock", topics["clock"], True),
+            (f"{CONTROLLER}/field", topics["field"], True),
+            (f"{CONTROLLER}/seating", topics["seating"], True),
+            (f"{CONTROLLER}/state", {"hand": 1, "players": []}, True),
+            (f"tablesvc/v1/{VENUE}/t.01/status", {"state": "online"}, True),
+        ])
+        wait_until(lambda: (api(floor.url, "/api/snapshot")["tournament"] or {}).get("field"),
+                   10, "the controller's clock and field")
+        publish(broker.port, [  # not retained: once the console reads the retained ones
+            (f"{CONTROLLER}/alerts", topics["alerts"], False),
+            (f"tablesvc/v1/{VENUE}/t.01/events", {"seq": 1, "type": "hand_started"}, False),
+        ])
+        wait_until(lambda: api(floor.url, "/healthz")["not_a_table"] == 3, 10,
+                   "the topics that are no table's, dropped")
+        wait_until(lambda: api(floor.url, "/api/snapshot")["groups"], 10, "the alert")
+        snap = api(floor.url, "/api/snapshot")
+        assert snap["tables"] == []
+        t = snap["tournament"]
+        assert t["online"] is True
+        assert t["clock"]["level"] == {"number": 3, "small_blind": 300, "big_blind": 600,
+                                       "ante": 75, "ante_mode": "big_blind", "minutes": 20.0}
+        assert t["clock"]["ends_at"] == topics["clock"]["ends_at"]
+        assert "structure" not in t["clock"]
+        assert t["field"]["players_left"] == 4
+        assert t["field"]["chip_leader"]["stack"] == 20000
+        group = {g["key"]: g for g in snap["groups"]}[".tournament/player_seated_twice"]
+        assert group["open"]["severity"] == "critical" and group["rule"] == "TABLE-07"
+        assert group["open"]["newest"]["message"] == topics["alerts"]["message"]
+        assert group["open"]["seats"] == []  # the seats it names are the tables', not its own
+
+        # on the page: the header counts down from ends_at, the alert is "tournament"'s
+        browser.get(floor.url)
+        wait = WebDriverWait(browser, 20)
+        wait.until(lambda b: text(b, "#t-level") == "LEVEL 3")
+        assert text(browser, "#t-blinds") == "300/600 · BB ante 75"
+        assert text(browser, "#t-left") == "4 of 4 left"
+        assert text(browser, "#t-state") == ""
+        first = seconds_shown(text(browser, "#t-time"))
+        assert 1200 - (time.time() - now) - 3 <= first <= 1200
+        wait.until(lambda b: seconds_shown(text(b, "#t-time")) <= first - 2)
+        assert dict(open_rows(browser)) == {".tournament/player_seated_twice": "1"}
+        card = '#open [data-group=".tournament/player_seated_twice"]'
+        assert text(browser, f"{card} .where") == "tournament"
+        assert "TABLE-07" in text(browser, card)
+        assert browser.find_elements(By.CSS_SELECTOR, "#grid .tile") == []
+        screenshot(browser, "floor_console_tournament")
+
+        # acknowledged on the floor: the controller takes no command
+        click(browser, f"{card} button.ack")
+        prompt = wait.until(lambda b: b.switch_to.alert)
+        prompt.send_keys("Sam")
+        prompt.accept()
+        done = '#done [data-group=".tournament/player_seated_twice"]'
+        wait.until(lambda b: "acknowledged on the floor" in text(b, done))
+        time.sleep(0.5)
+        assert commands.got == []
+
+        # a paused clock reaches an open page's WebSocket; then the controller goes offline
+        first_ws, msg = asyncio.run(pushed(
+            floor.url.replace("http", "ws", 1) + "ws",
+            lambda: publish(broker.port, [(f"{CONTROLLER}/clock", topics["paused"], True)]),
+            "tournament"))
+        assert first_ws["tournament"]["clock"]["running"] is True
+        assert msg["tournament"]["clock"]["running"] is False
+        wait.until(lambda b: text(b, "#t-state") == "PAUSED")
+        shown = text(browser, "#t-time")
+        time.sleep(1.5)
+        assert text(browser, "#t-time") == shown == "20:00"
+        publish(broker.port, [(f"{CONTROLLER}/status", {"state": "offline"}, True)])
+        wait.until(lambda b: text(b, "#t-state") == "CONTROLLER OFFLINE")
+
+        # a restarted console has the clock and the alert again, and still no table
+        assert floor.stop() == 0
+        floor.start()
+        snap = api(floor.url, "/api/snapshot")
+        assert snap["tables"] == []
+        assert snap["tournament"]["clock"]["running"] is False
+        assert snap["tournament"]["online"] is False
+        alerts = api(floor.url, "/api/search?table=.tournament")["alerts"]
+        assert [(a["name"], a["acked_by"], a["ack_state"]) for a in alerts] == [
+            ("player_seated_twice", "Sam", "floor")]
+        # the broker's copy of the alert sent again is the same alert
+        publish(broker.port, [(f"{CONTROLLER}/alerts", topics["alerts"], False)])
+        wait_until(lambda: api(floor.url, "/healthz")["duplicates"] >= 1, 10, "the copy")
+        assert len(api(floor.url, "/api/search?table=.tournament")["alerts"]) == 1
+    finally:
+        commands.close()
+        floor.stop()
+
+
+def test_a_browser_logs_in_with_the_login_form(tmp_path: Path, browser: WebDriver,
+                                               broker: Mosquitto) -> None:
+    floor = FloorProcess(tmp_path / "floor", VENUE, broker.port)
+    set_user(floor.folder / "users", "sam", "pit boss 7")
+    floor.config.write_text(floor.config.read_text().replace(
+        "[web]\n", '[web]\nusers_file = "users"\n'))
+    try:
+        floor.start()
+        with urllib.request.urlopen(floor.url + "login", timeout=10) as r:
+            # the form's POST carries its origin (no-referrer would make it "null", which
+            # the login's cross-site check refuses)
+            assert r.headers["Referrer-Policy"] == "same-origin"
+        browser.get(floor.url)
+        wait_until(lambda: browser.current_url.endswith("/login"), 10, "the login page")
+        browser.find_element(By.NAME, "user").send_keys("sam")
+        browser.find_element(By.NAME, "password").send_keys("pit boss 7")
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait_until(lambda: browser.current_url == floor.url, 10, "the console")
+        wait_until(lambda: text(browser, "#who") == "sam · log out", 10, "logged in")
+    finally:
+        floor.stop()

@@ -14,6 +14,7 @@ from tablesvc.config.table import ConfigError
 from tablesvc.floor.auth import Sessions, hash_password, load_users, set_user, verify_password
 from tablesvc.floor.config import load_floor_config
 from tablesvc.floor.db import open_sqlite
+from tablesvc.floor.intake import controller_alert
 from tablesvc.floor.public import public_event, public_state
 from tablesvc.floor.store import Queries, Store
 
@@ -169,3 +170,20 @@ def test_the_shipped_rule_titles_are_what_the_catalogue_says() -> None:
     fresh = gen.render(catalogue.read_text(encoding="utf-8"))
     assert fresh == gen.OUTPUT.read_text(encoding="utf-8"), (
         f"tablesvc/floor/rule_titles.json is stale; regenerate it with\n  {gen.REGENERATE}")
+
+
+def test_a_controller_alert_is_kept_under_a_seq_that_sorts_as_raised_and_repeats_for_a_copy(
+        ) -> None:
+    doc = {"id": "c-12", "name": "player_seated_twice", "rule": "TABLE-07",
+           "severity": "critical", "message": "Dee is seated at t01 seat 4 and t02 seat 2",
+           "remedy": "find the player", "at": "2026-12-01T20:00:00.250Z", "table": None,
+           "seat": None, "player": None}
+    first = controller_alert(doc)
+    assert first is not None and first == controller_alert(dict(doc))  # a copy: the same seq
+    later = controller_alert({**doc, "id": "c-13", "at": "2026-12-01T20:00:00.251Z"})
+    new_event = controller_alert({**doc, "id": "c-1", "at": "2026-12-01T21:00:00.000Z"})
+    assert later is not None and new_event is not None
+    assert first["seq"] < later["seq"] < new_event["seq"] < 2**53  # exact in a page's numbers
+    assert (first["type"], first["seat"], first["ts"]) == ("alert", None, doc["at"])
+    for bad in ({**doc, "at": "yesterday"}, {**doc, "severity": "loud"}, {**doc, "id": 3}):
+        assert controller_alert(bad) is None

@@ -8,9 +8,18 @@
 // A table is *silent* when the console has heard nothing from it for silent_after_s
 // (tablesvc/floor/silence.py): its box or service is stuck although the broker may still
 // list it online.
+//
+// A tournament controller, when one runs, publishes its clock and field: the header shows the
+// level, blinds and ante, the time left (counted down here from the clock's wall-clock
+// ends_at) and the players left. Its alerts join the queue under the pseudo-table
+// ".tournament", shown as "tournament".
 
 const state = { tables: new Map(), groups: new Map(), me: null, skew: 0, sound: false,
-  connected: false, mqtt: null, seenCritical: new Set(), openTable: null, silentAfter: 15 };
+  connected: false, mqtt: null, seenCritical: new Set(), openTable: null, silentAfter: 15,
+  tournament: null };
+// the pseudo-table of the tournament controller's alerts (a dot is never part of a table id)
+const TOURNAMENT = ".tournament";
+const where = (tbl) => tbl === TOURNAMENT ? "tournament" : tbl;
 // (table/alert id) -> when its message arrived, and when it was on screen (benchmarks)
 window.floorStats = { received: {}, shown: {} };
 // group key -> the alerts that arrived and wait for their group to be drawn: [[stat key, seq]]
@@ -36,6 +45,13 @@ function age(ts) { return seconds(Math.max(0, Math.round((now() - Date.parse(ts)
 function clock(ts) {
   const d = new Date(ts);
   return isNaN(d) ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+const chips = (n) => Number(n || 0).toLocaleString("en-US");
+// 734.2 -> "12:14"; 3725 -> "1:02:05" (whole seconds rounded up: "0:00" means the time is up)
+function countdown(s) {
+  const t = Math.max(0, Math.ceil(s - 1e-6));
+  const h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), sec = t % 60;
+  return (h ? `${h}:${String(m).padStart(2, "0")}` : String(m)) + `:${String(sec).padStart(2, "0")}`;
 }
 function cardEl(c) {
   const e = el("span", "card" + (/[hd]$/.test(c) ? " red" : ""), c);
@@ -170,6 +186,47 @@ function renderSummary(tables) {
   $("open-count").textContent = crit + warn ? `(${crit + warn} open` + (rows < crit + warn ? ` in ${rows} rows)` : ")") : "";
 }
 
+// ---------------------------------------------------------------- the tournament clock
+function blindsText(lv) {
+  if (!lv) return "";
+  const ante = lv.ante ? ` · ${lv.ante_mode === "big_blind" ? "BB ante" : "ante"} ${chips(lv.ante)}` : "";
+  return `${chips(lv.small_blind)}/${chips(lv.big_blind)}${ante}`;
+}
+
+// seconds left in the period now: a running clock counts towards its ends_at (epoch seconds,
+// on the console's clock through the skew), a paused one shows what it says
+function tourneyLeft(c) {
+  if (c.running && c.ends_at) return Math.max(0, c.ends_at - now() / 1000);
+  return Math.max(0, c.remaining_s || 0);
+}
+
+function renderTournament() {
+  const t = state.tournament, box = $("tourney");
+  box.classList.toggle("hidden", !t);
+  if (!t) return;
+  const c = t.clock || {}, f = t.field || {};
+  const brk = c.on_break, lv = c.level;
+  $("t-level").textContent = brk ? String(brk.name || "Break").toUpperCase() : (lv ? `LEVEL ${lv.number}` : "LEVEL –");
+  $("t-blinds").textContent = brk ? (c.next_level ? `next: ${blindsText(c.next_level)}` : "") : blindsText(lv);
+  $("t-left").textContent = f.players_left ? `${chips(f.players_left)} of ${chips(f.entries)} left` : "";
+  box.classList.toggle("off", t.online === false);
+  box.title = (c.name ? `${c.name}: ` : "") + "the tournament controller's clock" +
+    (t.online === false ? " (the controller is offline: the last clock it published)" : "");
+  tourneyTick();
+}
+
+function tourneyTick() {
+  const t = state.tournament;
+  if (!t) return;
+  const c = t.clock || {};
+  const left = tourneyLeft(c);
+  const time = $("t-time");
+  time.textContent = countdown(left);
+  time.classList.toggle("low", !!c.running && left < 60 && !c.on_break);
+  $("t-state").textContent = t.online === false ? "CONTROLLER OFFLINE" :
+    (!c.started ? "NOT STARTED" : (!c.running ? "PAUSED" : ""));
+}
+
 // ---------------------------------------------------------------- the alert queue
 function seatsText(seats) {
   if (!seats.length) return "";
@@ -189,10 +246,10 @@ function openCard(g) {
   e.dataset.group = g.key;
   e.dataset.alert = `${g.tbl}/${o.upto}`;
   const head = el("div", "head");
-  head.append(el("span", "sev", o.severity), el("span", "where", `${g.tbl}${seatsText(o.seats)}`));
+  head.append(el("span", "sev", o.severity), el("span", "where", `${where(g.tbl)}${seatsText(o.seats)}`));
   if (o.count > 1) {
     const n = el("span", "count", `×${o.count}`);
-    n.title = `${o.count} open alerts ${g.name} at table ${g.tbl}` +
+    n.title = `${o.count} open alerts ${g.name} ` + (g.tbl === TOURNAMENT ? "of the tournament" : `at table ${g.tbl}`) +
       (o.critical && o.warning ? ` (${o.critical} critical, ${o.warning} warning)` : "");
     head.append(n);
   }
@@ -227,7 +284,7 @@ function doneCard(g) {
   const e = el("div", "alert done");
   e.dataset.group = g.key;
   const head = el("div", "head");
-  head.append(el("span", "where", `${g.tbl} · ${g.name}`));
+  head.append(el("span", "where", `${where(g.tbl)} · ${g.name}`));
   if (d.count > 1) head.append(el("span", "count", `×${d.count}`));
   head.append(el("span", "age", clock(d.last_at)));
   e.append(head, ruleLine(g));
@@ -374,10 +431,15 @@ function alertList(alerts) {
 
 async function showTable(id, day) {
   state.openTable = id;
-  const body = openPanel(`Table ${id}: alerts and hands of the day`);
+  const body = openPanel(id === TOURNAMENT ? "The tournament controller: alerts of the day" :
+    `Table ${id}: alerts and hands of the day`);
   body.replaceChildren(el("div", "empty", "loading…"));
   const q = new URLSearchParams({ table: id });
   if (day) q.set("day", day);
+  if (id === TOURNAMENT) {  // no hands: the controller deals none
+    body.replaceChildren(alertList((await getJSON(`/api/search?${q}`)).alerts));
+    return;
+  }
   const [got, found] = await Promise.all([getJSON(`/api/hands?${q}`), getJSON(`/api/search?${q}`)]);
   const wrap = el("div", "hands");
   const list = el("ol");
@@ -455,7 +517,7 @@ async function search(form) {
     t.append(hr);
     for (const a of got.alerts) {
       const tr = el("tr");
-      for (const v of [clock(a.ts), a.tbl, a.seat ?? "", a.hand ?? "", a.severity, `${a.rule} ${a.title}`, `${a.name}: ${a.message}`,
+      for (const v of [clock(a.ts), where(a.tbl), a.seat ?? "", a.hand ?? "", a.severity, `${a.rule} ${a.title}`, `${a.name}: ${a.message}`,
         a.ack_state ? `${a.acked_by} ${clock(a.acked_at)}` : "open"]) tr.append(el("td", "", v));
       t.append(tr);
     }
@@ -469,7 +531,7 @@ async function search(form) {
 }
 
 // ---------------------------------------------------------------- live feed
-function renderAll() { renderGrid(); renderQueue(); }
+function renderAll() { renderGrid(); renderQueue(); renderTournament(); }
 
 // a table's view; its silence counted on this page's clock from the seconds the console gave
 function setTable(t) {
@@ -502,6 +564,7 @@ function connect(delay) {
       state.tables = new Map();
       for (const t of msg.tables) setTable(t);
       state.groups = new Map(msg.groups.map((g) => [g.key, g]));
+      state.tournament = msg.tournament || null;
       state.mqtt = msg.mqtt;
       setLink();
       renderAll();
@@ -514,6 +577,9 @@ function connect(delay) {
       setGroup(msg.group);
       renderQueue();  // the queue at once; the tiles and counts with the next grid redraw
       soon();
+    } else if (msg.kind === "tournament") {
+      state.tournament = msg.tournament || null;
+      renderTournament();
     } else if (msg.kind === "mqtt") {
       state.mqtt = msg; setLink();
     }
@@ -527,6 +593,7 @@ function connect(delay) {
 function tick() {
   $("clock").textContent = new Date(now()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   for (const e of document.querySelectorAll("#open .age[data-ts]")) e.textContent = age(e.dataset.ts);
+  tourneyTick();
   for (const e of document.querySelectorAll("#grid .silent-for")) {
     e.textContent = silentFor(e.dataset.table);
     e.closest(".tile").title = silentTip(e.dataset.table);

@@ -115,7 +115,7 @@ class Room:
     """The simulated tables of a venue, their services and the room's ear (``Relay``)."""
 
     def __init__(self, work: Path, broker: Mosquitto, tables: dict[str, int],
-                 pace: float = 0.02, aggression: float = 0.0) -> None:
+                 pace: float = 0.05, aggression: float = 0.0) -> None:
         self.tables = {
             t: RoomTable(work, t, VENUE, broker.port, seed=i, pace=pace, small_blind=25,
                          big_blind=50, seats=n, aggression=aggression)

@@ -71,6 +71,7 @@ class RoomTable:
                                        daemon=True)
         self.changes: queue.Queue[tuple[str, dict[str, Any]]] = queue.Queue()
         self.hands = 0
+        self.dealt: list[tuple[int, tuple[int, ...]]] = []  # each hand's button and seats
         self.problems: list[str] = []
 
     def start(self) -> None:
@@ -140,13 +141,14 @@ class RoomTable:
                 stop.wait(0.05)
                 continue
             try:
-                table.play_hand(stop)
+                record = table.play_hand(stop)
             except Exception as err:  # the dealer must go on; the test sees the problem
                 self.problems.append(f"hand failed: {err!r}")
                 log.exception("simulated hand failed", table=self.id)
                 stop.wait(0.5)
                 continue
             self.hands += 1
+            self.dealt.append((record.button, tuple(record.seats)))
             # collecting, shuffling: in a room tens of seconds, in which the floor's slips
             # (a move, a new level) reach the dealer; never shorter than the controller's
             # reaction to the hand's end
@@ -160,7 +162,10 @@ class RoomTable:
 
 
 def _between(button: int, seat: int, small_blind: int) -> bool:
-    """``seat`` lies strictly between ``button`` and ``small_blind``, clockwise."""
+    """``seat`` lies strictly between ``button`` and ``small_blind``, clockwise (heads-up the
+    button is the small blind: no seat is)."""
+    if button == small_blind:
+        return False
     if button < small_blind:
         return button < seat < small_blind
     return seat > button or seat < small_blind

@@ -34,7 +34,8 @@ answer, or the command, was lost with a connection)."""
 
 
 ACTIONS = frozenset({"start", "pause", "resume", "advance", "shift", "register", "draw",
-                     "seat_late", "no_show", "move", "cancel_move", "break_table", "open_table",
+                     "seat_late", "no_show", "remove", "move", "cancel_move", "break_table",
+                     "open_table",
                      "accept_suggestion", "dismiss_suggestion"})
 """The director's actions (``POST /api/action``)."""
 
@@ -106,6 +107,7 @@ class TableRec:
     level_acked: int | None = None  # the period index whose level the table took
     pending: dict[str, Pending] = field(default_factory=dict)  # key -> command on its way
     last_seq: int = 0
+    refusals: set[tuple[str, str]] = field(default_factory=set)  # (command, error) told
     wrong_game: bool = False
 
     def seated(self) -> dict[int, str]:
@@ -164,7 +166,7 @@ class Tournament:
         self._requests = itertools.count(1)
         self.run = run  # this process's mark on its request ids: an answer to a request of
         # an earlier run (kept by the broker while the controller was down) matches none
-        self._announced_removal = False
+        self._reminded: set[str] = set()  # no-shows told due for removal (SEAT-06)
         self.twice: set[str] = set()  # names seen at two seats (one alert each)
         self.new_alerts: list[Alert] = []  # since the link last took them
         self._last_now = 0.0  # the last reconcile's time: for alerts raised between them
@@ -282,6 +284,17 @@ class Tournament:
         p = self._player(a)
         p.no_show = bool(a.get("no_show", True))
 
+    def _act_remove(self, a: Mapping[str, Any], now: float) -> None:
+        """A player taken out of the tournament without a place: a no-show's stack removed
+        at the end of level 2 (SEAT-06), or a disqualification; his seat is unseated."""
+        p = self._player(a)
+        if p.status in ("out", "removed"):
+            raise ActionError(f"{p.name} is {p.status} already")
+        for m in self.moves.values():
+            if m.player == p.player and m.state == "queued":
+                m.state = "cancelled"
+        p.status, p.table, p.seat = "removed", None, None
+
     def _act_move(self, a: Mapping[str, Any], now: float) -> dict[str, Any]:
         p = self._player(a)
         table, seat = a.get("table"), a.get("seat")
@@ -347,10 +360,12 @@ class Tournament:
 
     def _move(self, p: Player, table: str, seat: int) -> Move:
         assert p.table is not None and p.seat is not None
-        m = Move(next(self._move_ids), p.player, (p.table, p.seat), (table, seat))
+        source = (p.table, p.seat)
         for old in self.moves.values():
             if old.player == p.player and old.state == "queued":
                 old.state = "cancelled"
+                source = old.source  # he has not left the seat of the first move yet
+        m = Move(next(self._move_ids), p.player, source, (table, seat))
         self.moves[m.id] = m
         p.table, p.seat = table, seat
         return m
@@ -469,7 +484,8 @@ class Tournament:
         numbers = [int(str(a["id"]).removeprefix("c-")) for a in alerts
                    if str(a["id"]).removeprefix("c-").isdigit()]
         self._alert_ids = itertools.count(max(numbers, default=0) + 1)
-        self._announced_removal = any(a["name"] == "no_show_stack_removal_due" for a in alerts)
+        self._reminded = {str(a.get("player")) for a in alerts
+                          if a["name"] == "no_show_stack_removal_due"}
 
     def reply(self, table: str, cmd: str, body: Mapping[str, Any], now: float) -> None:
         """A table's answer to a command of ours (journalled)."""
@@ -480,15 +496,24 @@ class Tournament:
         key = next((k for k, p in t.pending.items() if p.request_id == rid), None)
         if key is None:
             return
-        pending = t.pending.pop(key)
         ok = bool(body.get("ok"))
+        pending = t.pending[key]
+        if ok or cmd == "unseat":
+            # an unseat refused for a live hand goes again once the table is between hands
+            del t.pending[key]
+        else:
+            pending.sent_at = now  # sent again after RESEND_AFTER_S, not at every tick
         if cmd == "configure" and ok:
             t.level_acked = int(pending.body.get("_period", -1))
-        if not ok and cmd != "unseat":
+        error = str(body.get("error", ""))
+        if not ok and cmd != "unseat" and (cmd, error) not in t.refusals:
+            t.refusals.add((cmd, error))  # one alert for one refusal, however often sent
             self._alert("command_refused", "TABLE-00", "warning",
-                        f"table {table} refused {cmd}: {body.get('error', '')}",
-                        "check the table; the controller sends it again when the table "
-                        "can take it", now, table=table)
+                        f"table {table} refused {cmd}: {error}",
+                        "check the table; the controller sends it again every "
+                        f"{RESEND_AFTER_S:g} s until the table takes it", now, table=table)
+        elif ok:
+            t.refusals = {r for r in t.refusals if r[0] != cmd}
 
     # ------------------------------------------------------------------ counts and busts
     def _counts(self, t: TableRec, stacks: Mapping[int, int],
@@ -634,12 +659,15 @@ class Tournament:
                 self.twice.discard(name)
 
     def _no_shows(self, view: clock.ClockView, now: float) -> None:
-        """SEAT-06 (A-03): at the end of level 2, each no-show's stack is due for removal."""
-        if self._announced_removal or view.level is None or view.level.number < 3:
+        """SEAT-06 (A-03): once level 2 is over (a break after it included), each no-show's
+        stack is due for removal; one reminder per player, also for one flagged later."""
+        level2 = next((i for i, p in enumerate(self.structure.periods)
+                       if isinstance(p, Level) and p.number == 2), None)
+        if level2 is None or not self.clock.started or view.period <= level2:
             return
-        self._announced_removal = True
         for p in self.players.values():
-            if p.no_show and p.status == "seated":
+            if p.no_show and p.status == "seated" and p.player not in self._reminded:
+                self._reminded.add(p.player)
                 self._alert("no_show_stack_removal_due", "SEAT-06", "info",
                             f"{p.name} has not appeared by the end of level 2",
                             f"remove the stack at {p.table} seat {p.seat}; the seat becomes "
@@ -738,8 +766,8 @@ class Tournament:
 
 def _standing(p: Player) -> tuple[int, int, str]:
     """Leaderboard order: the players in by stack, then the finished by place."""
-    if p.status == "out":
-        return (1, p.place or 0, p.name)
+    if p.status in ("out", "removed"):
+        return (1, p.place or 10**6, p.name)
     return (0, -(p.stack or 0), p.name)
 
 

@@ -361,3 +361,55 @@ def test_replaying_the_journal_rebuilds_the_tournament() -> None:
         fresh.replay(op, at)
     assert fresh.view(T0 + 30)["players"] == t.view(T0 + 30)["players"]
     assert fresh.view(T0 + 30)["clock"] == t.view(T0 + 30)["clock"]
+
+
+def test_a_refused_command_is_one_alert_and_is_sent_again_only_after_a_while() -> None:
+    t, _room = drawn(8)
+    t.act({"action": "advance", "levels": 1}, T0 + 1)
+    sends = t.reconcile(T0 + 2)
+    assert {s.cmd for s in sends} == {"configure"}
+    for s in sends:
+        t.reply(s.table, s.cmd, {"request_id": s.body["request_id"], "ok": False,
+                                 "error": "big_blind exceeds max_stack"}, T0 + 2)
+    assert t.reconcile(T0 + 3) == []  # not at every tick
+    again = t.reconcile(T0 + 2 + 10.5)
+    assert sorted(s.table for s in again) == ["t01", "t02"]
+    for s in again:
+        t.reply(s.table, s.cmd, {"request_id": s.body["request_id"], "ok": False,
+                                 "error": "big_blind exceeds max_stack"}, T0 + 13)
+    refused = [(a.name, a.table) for a in t.alerts if a.severity != "info"]
+    assert sorted(refused) == [("command_refused", "t01"), ("command_refused", "t02")]
+
+
+@pytest.mark.rules("SEAT-06")
+def test_a_no_show_is_reminded_once_when_level_two_ends_and_removed_by_the_director() -> None:
+    t, room = drawn(8)
+    p = player(t, room.seats["t01"][min(room.seats["t01"])]["name"])
+    t.act({"action": "no_show", "player": p.player}, T0)
+    room.run(T0 + 20 * 60 + 1)  # the break after level 2: level 2 is over
+    room.run(T0 + 20 * 60 + 2)
+    due = [a for a in t.alerts if a.name == "no_show_stack_removal_due"]
+    assert [(a.rule, a.player) for a in due] == [("SEAT-06", p.player)]
+    seat = p.seat
+    t.act({"action": "remove", "player": p.player}, T0 + 20 * 60 + 3)
+    room.run(T0 + 20 * 60 + 4)
+    assert seat not in room.seats["t01"]
+    assert t.view(T0 + 20 * 60 + 5)["field"]["players_left"] == 7
+    room.run(T0 + 20 * 60 + 6)
+    assert seat not in room.seats["t01"]  # not seated again
+
+
+def test_a_second_move_before_the_first_is_done_starts_from_the_seat_he_still_holds() -> None:
+    t, room = drawn(8)
+    seat = min(room.seats["t01"])
+    p = player(t, room.seats["t01"][seat]["name"])
+    room.start_hand("t01", button=seat)
+    free = sorted(set(range(1, 7)) - set(room.seats["t02"]))
+    t.act({"action": "move", "player": p.player, "table": "t02", "seat": free[0]}, T0)
+    t.act({"action": "move", "player": p.player, "table": "t02", "seat": free[1]}, T0)
+    (m,) = t.view(T0)["moves"]
+    assert m["from"] == ["t01", seat] and m["to"] == ["t02", free[1]]
+    t.act({"action": "cancel_move", "id": m["id"]}, T0)
+    room.end_hand("t01", {})
+    room.run(T0 + 1)
+    assert room.seats["t01"][seat]["name"] == p.name

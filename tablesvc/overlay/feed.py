@@ -4,6 +4,10 @@ paho runs its own network thread; each message is handed on with the moment it a
 is what the delay counts from (``tablesvc.overlay.delay``). The client reconnects by itself
 (paho's backoff) and subscribes again on every connect; the broker's retained ``state``
 and ``status`` then bring the overlay up to date.
+
+When a tournament controller runs the venue, its retained ``clock`` and ``field``
+(``<prefix>/<venue>/.tournament/``, which the broadcast role may read) come too, as the
+topics ``tournament/clock`` and ``tournament/field``: held back by the same delay as the rest.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from tablesvc.config.table import Config
 log = structlog.get_logger("tablesvc.overlay.feed")
 
 TOPICS = ("state", "status", "events", "secure/events")
+TOURNAMENT_TOPICS = ("clock", "field")
+"""The controller's retained topics the overlay shows (handed on as ``tournament/<name>``)."""
 
 OnMessage = Callable[[str, Any, float], None]
 """(topic below the table's prefix, the decoded JSON, monotonic arrival time)"""
@@ -33,6 +39,11 @@ def table_prefix(cfg: Config) -> str:
     return f"{cfg.mqtt.topic_prefix.rstrip('/')}/{cfg.table.venue}/{cfg.table.id}"
 
 
+def tournament_prefix(cfg: Config) -> str:
+    """The venue's tournament controller (a dot is never part of a table id)."""
+    return f"{cfg.mqtt.topic_prefix.rstrip('/')}/{cfg.table.venue}/.tournament"
+
+
 class TableFeed:
     """Subscribes to one table; ``on_message`` and ``on_link`` are called on paho's thread."""
 
@@ -40,6 +51,7 @@ class TableFeed:
                  on_link: Callable[[bool], None]) -> None:
         self.cfg = cfg
         self.prefix = table_prefix(cfg)
+        self.tournament = tournament_prefix(cfg)
         self.on_message = on_message
         self.on_link = on_link
         self.refused: str | None = None
@@ -74,7 +86,8 @@ class TableFeed:
                       user=self.cfg.overlay.username or "(anonymous)")
             return
         self.refused = None
-        client.subscribe([(f"{self.prefix}/{t}", 1) for t in TOPICS])
+        client.subscribe([(f"{self.prefix}/{t}", 1) for t in TOPICS] +
+                         [(f"{self.tournament}/{t}", 1) for t in TOURNAMENT_TOPICS])
         log.info("subscribed", prefix=self.prefix)
         self.on_link(True)
 
@@ -85,8 +98,15 @@ class TableFeed:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         arrived = time.monotonic()
-        topic = msg.topic[len(self.prefix) + 1:] if msg.topic.startswith(self.prefix) else ""
-        if topic not in TOPICS:
+        if msg.topic.startswith(self.tournament + "/"):
+            name = msg.topic[len(self.tournament) + 1:]
+            topic = f"tournament/{name}" if name in TOURNAMENT_TOPICS else ""
+        else:
+            topic = msg.topic[len(self.prefix) + 1:] if msg.topic.startswith(
+                self.prefix + "/") else ""
+            if topic not in TOPICS:
+                return
+        if not topic:
             return
         try:
             payload = json.loads(msg.payload)

@@ -9,7 +9,9 @@ before the delay has passed. Pure: no I/O, no clock.
 Sources: ``state`` (the retained public snapshot) lets an overlay started in the middle of a
 hand show that hand at once; ``events`` and ``secure/events`` carry everything else
 (``tablesvc.core.events``); ``status`` says whether the table's service is online. Events are
-de-duplicated on seq, as every consumer does.
+de-duplicated on seq, as every consumer does. When a tournament controller runs the venue,
+``tournament/clock`` and ``tournament/field`` (its retained ``.tournament/`` topics) give the
+tournament strip: the level, its blinds and ante, the chip leader.
 """
 
 from __future__ import annotations
@@ -71,13 +73,21 @@ class TableView:
     followed: int | None = None  # the hand whose start was seen (events, not the snapshot)
     seen: set[int] = field(default_factory=set)
     last_seq: int = 0
+    tournament_clock: dict[str, Any] | None = None
+    tournament_field: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ input
     def apply(self, topic: str, msg: Any) -> bool:
-        """One message of ``topic`` ("state", "status", "events", "secure/events"); True when
-        the picture changed."""
+        """One message of ``topic`` ("state", "status", "events", "secure/events",
+        "tournament/clock", "tournament/field"); True when the picture changed."""
         if not isinstance(msg, dict):
             return False
+        if topic == "tournament/clock":
+            self.tournament_clock = msg
+            return True
+        if topic == "tournament/field":
+            self.tournament_field = msg
+            return True
         if topic == "status":
             online = msg.get("state") == "online"
             changed, self.online = online != self.online, online
@@ -299,8 +309,31 @@ class TableView:
             "button": self.button, "level": self.level, "board": self.board,
             "pot": self.pot, "pots": self.pots(), "last_action": self.last_action,
             "equity": self.equity, "seats": [s.view() for s in self.seats.values()],
-            "last_seq": self.last_seq,
+            "last_seq": self.last_seq, "tournament": self.tournament(),
         }
+
+    def tournament(self) -> dict[str, Any] | None:
+        """The tournament strip: the controller's level (blinds, ante), or its break and the
+        level after it, and the chip leader; None when no controller published a clock."""
+        c = self.tournament_clock
+        if c is None:
+            return None
+        f = self.tournament_field or {}
+        leader = f.get("chip_leader")
+        brk = c.get("on_break")
+        return {"name": c.get("name"), "level": _level(c.get("level")),
+                "on_break": str(brk.get("name") or "Break") if isinstance(brk, dict) else None,
+                "next_level": _level(c.get("next_level")),
+                "players_left": f.get("players_left"),
+                "leader": {"name": str(leader.get("name", "")), "stack": leader.get("stack")}
+                if isinstance(leader, dict) else None}
+
+
+def _level(lv: Any) -> dict[str, Any] | None:
+    """A level of the controller's clock as the strip shows it."""
+    if not isinstance(lv, dict):
+        return None
+    return {k: lv.get(k) for k in ("number", "small_blind", "big_blind", "ante", "ante_mode")}
 
 
 def _action_text(action: str, amount: int, to: int) -> str:

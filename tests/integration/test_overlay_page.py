@@ -4,7 +4,8 @@ Virtual devices on ptys -> ``tablesvc run`` -> mosquitto -> ``tablesvc overlay``
 Chromium at 1920x1080, the size of an OBS browser source. What the page shows (cards, win
 probabilities, board, pot, the winner, the draw) is read from its DOM and compared with the
 events a subscriber received; what it was sent, and when, is recorded inside the page.
-Screenshots are saved under ``build/screenshots/``.
+When a tournament controller publishes its clock and field, a strip shows the level, the
+blinds and ante and the chip leader. Screenshots are saved under ``build/screenshots/``.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.mosquitto import Mosquitto, free_port, wait_until
+from tablesvc.overlay.server import start_in_thread, stop_thread
 from tests.browser import screenshot
 from tests.conftest import ROOT, ServiceProcess, Subscriber
 from tests.integration.conftest import PLAYERS, PREFIX, start_service
+from tests.integration.test_overlay_server import controller, hole_cards, overlay
 
 pytestmark = pytest.mark.integration
 
@@ -344,3 +347,25 @@ def test_the_page_runs_the_video_delay_behind_and_never_gets_a_hole_card_early(
         if "folded" not in s["classes"]:
             assert len(s["cards"]) == 5 and "?" not in s["cards"]
     screenshot(browser, "overlay_draw_result")
+
+
+def test_the_tournament_strip_shows_the_level_the_blinds_and_ante_and_the_chip_leader(
+        broker: Mosquitto, browser: WebDriver) -> None:
+    server = overlay(broker)
+    thread = start_in_thread(server)
+    try:
+        wait_until(lambda: server.linked, 10, "the overlay to subscribe")
+        hole_cards(broker)
+        browser.get(f"http://127.0.0.1:{server.port}/?background=felt")
+        wait_until(lambda: page(browser)["hand"] == "1", 10, "the hand")
+        strip = "return document.getElementById('tourney').hidden"
+        assert browser.execute_script(strip) is True  # no controller: no strip
+        controller(broker, time.time())
+        wait_until(lambda: browser.execute_script(strip) is False, 10, "the strip")
+        shown = browser.execute_script(
+            "return ['t-level', 't-blinds', 't-leader'].map(i => "
+            "document.getElementById(i).innerText)")
+        assert shown == ["LEVEL 3", "300/600 \u00b7 BB ANTE 75", "CHIP LEADER ANN 20,000"]
+        screenshot(browser, "overlay_tournament")
+    finally:
+        stop_thread(*thread)

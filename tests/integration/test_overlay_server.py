@@ -2,7 +2,8 @@
 
 The server runs as in the demo, on its own event loop, subscribed to a real mosquitto; the
 requests come from a real HTTP client over loopback, with the headers a browser would send
-from another web site, or from a page reached through a rebound DNS name.
+from another web site, or from a page reached through a rebound DNS name. The tournament
+controller's clock and field reach the picture, behind the broadcast delay like the rest.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,16 +26,19 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
 from tablesvc.config.table import validate_config
 from tablesvc.overlay.server import OverlayServer, OverlaySettings, start_in_thread, stop_thread
+from tablesvc.tournament.engine import published
+from tablesvc.tournament.tournament import Tournament
 from tests.conftest import ROOT
+from tests.tournament_pages import structure
 
 pytestmark = pytest.mark.integration
 PREFIX = "tablesvc/v1/demo/t01"
 
 
-def overlay(broker: Mosquitto, token: str | None = None) -> OverlayServer:
+def overlay(broker: Mosquitto, token: str | None = None, delay_s: float = 0.0) -> OverlayServer:
     cfg = validate_config({"table": {"venue": "demo", "id": "t01"},
                            "mqtt": {"port": broker.port}}, Path("table.toml"))
-    settings = OverlaySettings("127.0.0.1", 0, 0.0, 10, token, None, None)
+    settings = OverlaySettings("127.0.0.1", 0, delay_s, 10, token, None, None)
     return OverlayServer(cfg, settings)
 
 
@@ -139,3 +144,50 @@ def test_an_overlay_port_in_use_is_said_plainly(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert f"cannot serve the overlay on 127.0.0.1:{port}" in done.stderr
+
+
+def controller(broker: Mosquitto, now: float) -> dict[str, Any]:
+    """The controller's retained clock and field, as the real aggregate publishes them: four
+    players, the clock in level 3 (300/600, big blind ante 75); Ann leads with 20,000."""
+    t = Tournament("Sunday Deepstack", "demo", structure(), {"t01": 9, "t02": 9})
+    for name in ("Ann", "Ben", "Cid", "Dee"):
+        t.act({"action": "register", "name": name}, now)
+    t.act({"action": "draw"}, now)
+    t.act({"action": "start"}, now)
+    t.act({"action": "advance", "levels": 2}, now)
+    topics = published(t.view(now))
+    c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    c.connect("127.0.0.1", broker.port)
+    c.loop_start()
+    for name in ("clock", "field", "seating"):
+        c.publish(f"tablesvc/v1/demo/.tournament/{name}", json.dumps(topics[name]), qos=1,
+                  retain=True).wait_for_publish(5)
+    c.loop_stop()
+    c.disconnect()
+    return topics
+
+
+def test_the_tournaments_level_blinds_and_chip_leader_reach_the_picture_after_the_delay(
+        broker: Mosquitto) -> None:
+    delay = 1.5
+    server = overlay(broker, delay_s=delay)
+    thread = start_in_thread(server)
+    try:
+        wait_until(lambda: server.linked, 10, "the overlay to subscribe")
+        assert json.loads(server.picture)["tournament"] is None
+        sent = time.monotonic()
+        controller(broker, time.time())
+        shown: list[float] = []
+        wait_until(lambda: json.loads(server.picture)["tournament"] is not None
+                   and not shown.append(time.monotonic()), delay + 10, "the tournament strip")
+        assert shown[0] - sent >= delay - 0.05  # held back like everything the overlay shows
+        own = asyncio.run(picture(f"ws://127.0.0.1:{server.port}/ws"))
+        assert own["tournament"] == {
+            "name": "Sunday Deepstack", "on_break": None, "players_left": 4,
+            "level": {"number": 3, "small_blind": 300, "big_blind": 600, "ante": 75,
+                      "ante_mode": "big_blind"},
+            "next_level": {"number": 4, "small_blind": 400, "big_blind": 800, "ante": 100,
+                           "ante_mode": "each"},
+            "leader": {"name": "Ann", "stack": 20000}}
+    finally:
+        stop_thread(*thread)

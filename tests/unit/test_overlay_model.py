@@ -166,3 +166,25 @@ def test_the_delay_line_releases_each_item_its_delay_after_it_arrived_in_order()
     assert len(line) == 0 and line.next_due() is None
     with pytest.raises(ValueError):
         DelayLine(-1)
+
+
+def test_the_tournament_strip_follows_the_controllers_clock_and_field() -> None:
+    view = TableView()
+    assert view.view()["tournament"] is None
+    level = {"number": 4, "small_blind": 400, "big_blind": 800, "ante": 100,
+             "ante_mode": "each", "minutes": 20}
+    view.apply("tournament/field", {"players_left": 31, "chip_leader": {
+        "player": "p007", "name": "Dana", "stack": 81200, "table": "t02", "seat": 4}})
+    assert view.view()["tournament"] is None  # no clock yet: no strip
+    view.apply("tournament/clock", {"name": "Sunday", "level": level, "on_break": None,
+                                    "next_level": None, "running": True})
+    strip = view.view()["tournament"]
+    assert strip["level"] == {k: level[k] for k in ("number", "small_blind", "big_blind",
+                                                     "ante", "ante_mode")}
+    assert strip["leader"] == {"name": "Dana", "stack": 81200}
+    assert strip["players_left"] == 31 and strip["on_break"] is None
+    view.apply("tournament/clock", {"level": level, "next_level": {**level, "number": 5},
+                                    "on_break": {"after_level": 4, "minutes": 10,
+                                                 "name": "Dinner"}})
+    strip = view.view()["tournament"]
+    assert strip["on_break"] == "Dinner" and strip["next_level"]["number"] == 5

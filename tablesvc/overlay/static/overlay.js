@@ -139,7 +139,40 @@
     $(".tag", el).textContent = tag.join(" \u00b7 ");
   }
 
+  // the tournament strip: the controller's level and its blinds and ante (or the break and
+  // the level after it), and the chip leader; hidden when no controller publishes a clock
+  function blinds(lv) {
+    if (!lv || !lv.big_blind) return "";
+    const ante = lv.ante ? ` \u00b7 ${lv.ante_mode === "big_blind" ? "BB ANTE" : "ANTE"} ${fmt(lv.ante)}` : "";
+    return `${fmt(lv.small_blind)}/${fmt(lv.big_blind)}${ante}`;
+  }
+
+  function renderTournament(t) {
+    const strip = $("#tourney");
+    strip.hidden = !t;
+    if (!t) return;
+    const lv = t.level;
+    $("#t-level").textContent = t.on_break ? t.on_break : (lv ? "LEVEL " + lv.number : "");
+    $("#t-blinds").textContent = t.on_break ?
+      (t.next_level ? `NEXT ${blinds(t.next_level)}` : "") : blinds(lv);
+    const leader = $("#t-leader");
+    leader.replaceChildren();
+    if (t.leader && t.leader.name) {
+      const label = document.createElement("span");
+      label.className = "label";
+      label.textContent = "CHIP LEADER";
+      const stack = document.createElement("span");
+      stack.className = "stack";
+      stack.textContent = fmt(t.leader.stack);
+      const name = document.createElement("span");
+      name.className = "name";
+      name.textContent = t.leader.name;
+      leader.append(label, " ", name, " ", stack);
+    }
+  }
+
   function render(v) {
+    renderTournament(v.tournament || null);
     if (v.layout !== layout) build(v.layout);
     document.body.classList.toggle("has-table", v.seats.length > 0);
     document.body.dataset.hand = v.hand === null ? "" : String(v.hand);

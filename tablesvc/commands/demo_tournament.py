@@ -164,7 +164,7 @@ def run_tournament_demo(tables: int, pace: float, keep: bool, level_minutes: flo
         for n, table in enumerate(ids, 1):
             room[table] = RoomTable(work, table, VENUE, port, seed=n, pace=pace,
                                     small_blind=25, big_blind=50, seats=SEATS,
-                                    aggression=0.3)
+                                    aggression=0.25, all_in_share=0.15)
         for t in room.values():
             t.start()
         for t in room.values():

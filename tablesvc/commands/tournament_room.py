@@ -39,7 +39,8 @@ class RoomTable:
 
     def __init__(self, work: Path, table: str, venue: str, port: int, *, seed: int,
                  pace: float, small_blind: int, big_blind: int, seats: int = 9,
-                 aggression: float = 0.6, mqtt_user: str = "", mqtt_password_file: str = "",
+                 aggression: float = 0.6, all_in_share: float = 0.5,
+                 mqtt_user: str = "", mqtt_password_file: str = "",
                  protocol: str = "3.1.1", between_hands_s: float = 1.0) -> None:
         self.id = table
         self.between_hands_s = between_hands_s
@@ -51,7 +52,7 @@ class RoomTable:
         self.rig = VirtualTableRig(folder / "sim", tcp=True, seats={1: 1000, 2: 1000},
                                    seed=seed, pace=pace, chips=folder / "chips.json",
                                    small_blind=small_blind, big_blind=big_blind,
-                                   aggression=aggression, all_in_share=0.5)
+                                   aggression=aggression, all_in_share=all_in_share)
         self.rig.table.stand(1)
         self.rig.table.stand(2)
         devices = "".join(f'[devices.{n}]\nurl = "{u}"\n'

@@ -45,6 +45,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "TABLE-04": ("balancing_move_suggestion",),
     "TABLE-07": ("player_seated_twice",),
     "SEAT-06": ("no_show_stack_removal_due",),
+    "TABLE-06": ("move_stack_mismatch",),
     "TABLE-00": ("command_refused", "table_game_mismatch"),
 }
 """The alerts the controller raises, by rule (the balancing move under the configured variant's
@@ -124,7 +125,8 @@ class Move:
     source: tuple[str, int]
     target: tuple[str, int]
     state: str = "queued"  # "queued" | "done" | "cancelled"
-    stack: int | None = None
+    stack: int | None = None  # what he carried: the stack sent with his seat at the target
+    checked: bool = False  # the target table's count compared with it
 
 
 @dataclass
@@ -437,8 +439,29 @@ class Tournament:
         if isinstance(body.get("button"), int):
             t.button = body["button"]
         if not t.in_hand:
-            self._counts(t, {int(p["seat"]): int(p["stack"]) for p in body.get("players", [])
-                             if not p.get("unverified")})
+            counted = {int(p["seat"]): int(p["stack"]) for p in body.get("players", [])
+                       if not p.get("unverified")}
+            self._carried(t, counted)
+            self._counts(t, counted)
+
+    def _carried(self, t: TableRec, counted: Mapping[int, int]) -> None:
+        """A moved player's stack as the target table counts it (stack zones), before his
+        first hand there, against what he carried: chips lost on the way are one alert."""
+        for m in self.moves.values():
+            if m.state != "done" or m.checked or m.target[0] != t.table or m.stack is None:
+                continue
+            seat = m.target[1]
+            if seat not in counted or t.seated().get(seat) != self.players[m.player].name:
+                continue
+            m.checked = True
+            if counted[seat] != m.stack:
+                name = self.players[m.player].name
+                self._alert("move_stack_mismatch", "TABLE-06", "warning",
+                            f"{name} left {m.source[0]} seat {m.source[1]} with {m.stack}; "
+                            f"{t.table} seat {seat} counts {counted[seat]}",
+                            "count his stack with him before his next hand; chips may not "
+                            "leave the table with a moved player", self._last_now,
+                            table=t.table, seat=seat, player=m.player)
 
     def table_event(self, table: str, ev: Mapping[str, Any], now: float) -> None:
         """A table's public event (journalled): hands start and end, stacks, busts."""
@@ -452,6 +475,9 @@ class Tournament:
             t.last_seq = seq
         kind = ev.get("type")
         if kind == "hand_started":
+            for m in self.moves.values():
+                if m.state == "done" and m.target[0] == table:
+                    m.checked = True  # from his first hand there on, his stack is play
             t.hand = ev.get("hand")
             t.in_hand = True
             t.button = ev.get("button")
@@ -633,6 +659,9 @@ class Tournament:
             if self._at(p.player) is not None:
                 continue  # still at his old seat: unseated first, then seated here
             stack = p.stack if p.stack is not None else self.structure.starting_stack
+            for m in self.moves.values():
+                if m.player == p.player and m.state == "queued" and m.target == (t.table, seat):
+                    m.stack = stack
             sends += self._command(t, f"seat:{seat}", "seat",
                                    {"seat": seat, "name": p.name, "stack": stack}, now)
         return sends

@@ -413,3 +413,23 @@ def test_a_second_move_before_the_first_is_done_starts_from_the_seat_he_still_ho
     room.end_hand("t01", {})
     room.run(T0 + 1)
     assert room.seats["t01"][seat]["name"] == p.name
+
+
+@pytest.mark.rules("TABLE-06")
+def test_a_moved_players_stack_counted_short_at_his_new_table_is_one_alert() -> None:
+    t, room = drawn(8)
+    seat = min(room.seats["t01"])
+    p = player(t, room.seats["t01"][seat]["name"])
+    free = min(set(range(1, 7)) - set(room.seats["t02"]))
+    t.act({"action": "move", "player": p.player, "table": "t02", "seat": free}, T0)
+    room.run(T0 + 1)
+    room.run(T0 + 2)
+    assert room.seats["t02"][free] == {"name": p.name, "stack": 1000}
+    room.run(T0 + 3)  # the move is done
+    room.seats["t02"][free]["stack"] = 900  # the stack zone counts 100 less
+    room.publish("t02")
+    room.run(T0 + 4)
+    room.publish("t02")
+    room.run(T0 + 5)
+    assert [(a.name, a.rule, a.severity, a.seat) for a in t.alerts if a.severity != "info"] \
+        == [("move_stack_mismatch", "TABLE-06", "warning", free)]

@@ -4,6 +4,7 @@ non-root user, holds the same day and answers the same searches as the SQLite fi
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import os
 import shutil
@@ -89,3 +90,31 @@ def test_the_store_on_postgresql_keeps_each_event_once_and_answers_the_same_sear
     assert burn["open"] is None and burn["done"]["states"] == {"refused": 1}
     assert burn["done"]["refusal"] == "the table refused: x"
     db.close()
+
+
+def test_the_tournament_journal_on_postgresql_rebuilds_the_tournament_after_a_restart(
+        postgres: str) -> None:
+    """The controller's storage on PostgreSQL (``[storage] url``): what the director did and
+    the tables said is there again for a restarted controller, its alerts too."""
+    from tablesvc.tournament.engine import Engine
+    from tablesvc.tournament.store import Journal
+    from tests.unit.tournament.test_tournament_controller import STRUCTURE, T0, tournament
+
+    def engine() -> Engine:
+        e = Engine(tournament(), Journal(open_postgresql(postgres)), clock=lambda: T0 + 5)
+        e.load()
+        return e
+
+    first = engine()
+    for n in range(6):
+        assert asyncio.run(first.act({"action": "register", "name": f"P{n}"}, "td"))["ok"]
+    assert asyncio.run(first.act({"action": "start"}, "td"))["ok"]
+    first.journal.keep_alert({"id": "c-1", "name": "player_seated_twice", "rule": "TABLE-07",
+                              "severity": "critical", "message": "m", "remedy": "r",
+                              "ts": T0})
+    again = engine()
+    assert [p["name"] for p in again.view()["players"]] == [f"P{n}" for n in range(6)]
+    assert again.view()["clock"]["level"]["number"] == 1
+    assert again.view()["clock"]["remaining_s"] == pytest.approx(
+        STRUCTURE.levels()[0].minutes * 60)  # started at T0 + 5, read at T0 + 5
+    assert [a["name"] for a in again.view()["alerts"]] == ["player_seated_twice"]

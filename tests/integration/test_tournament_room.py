@@ -88,6 +88,10 @@ def test_a_tournament_seats_its_players_changes_levels_and_moves_a_player_across
     free = min(set(range(1, 7)) - set(seated(watcher, "t02")))
     controller.act("move", player=mover["player"], table="t02", seat=free)
     controller.kill()
+    # the dealers deal on while the controller is down
+    down = {t: len(hands(watcher, t, "hand_ended")) for t in TABLES}
+    wait_until(lambda: all(len(hands(watcher, t, "hand_ended")) >= down[t] + 2
+                           for t in TABLES), 60, "two hands at every table meanwhile")
     controller.start()
     after = controller.view()
     assert after["clock"]["ends_at"] == pytest.approx(before["clock"]["ends_at"], abs=1.0)
@@ -110,5 +114,16 @@ def test_a_tournament_seats_its_players_changes_levels_and_moves_a_player_across
     dealt = hands(watcher, "t02", "hand_started")[-1]
     assert mover["name"] in {s["name"] for s in dealt["seats"]}
 
+    # the counts: every player's stack as his table's last hand left it, the hands dealt
+    # while the controller was down included (its broker session kept them)
+    def counted() -> bool:
+        last: dict[str, int] = {}
+        for t in TABLES:
+            for h in hands(watcher, t, "hand_ended"):
+                last.update({s["name"]: s["stack"] for s in h["stacks"]})
+        view = {p["name"]: p["stack"] for p in controller.view()["players"]
+                if p["status"] == "seated"}
+        return all(view.get(n) == v for n, v in last.items() if n in view)
+    wait_until(counted, 20, "the controller's counts to be the tables'")
     assert table_alerts(watcher) == []
     assert [a for a in controller.view()["alerts"] if a["severity"] != "info"] == []

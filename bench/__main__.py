@@ -54,12 +54,15 @@ def main() -> None:
     p.add_argument("--room-hands", type=int, default=20, help="hands per table, room bench")
     p.add_argument("--room-runs", type=int, default=3, help="runs of the room bench")
     p.add_argument("--only", choices=["throughput", "cold", "latency", "showdown", "draw", "rss",
-                                      "equity", "restart", "room", "floor"], default=None,
-                   help="one bench; the floor console's (issue 13) runs only when asked for: "
-                        "it needs Chromium and takes minutes")
-    from bench import floor
+                                      "equity", "restart", "room", "floor", "tournament"],
+                   default=None,
+                   help="one bench; the floor console's (issue 13) and the tournament "
+                        "controller's (issue 29) run only when asked for: they take minutes")
+    from bench import floor, tournament
 
     floor.add_arguments(p.add_argument_group("floor console (--only floor)"), "floor-")
+    tournament.add_arguments(p.add_argument_group("tournament controller (--only tournament)"),
+                             "tournament-")
     a = p.parse_args()
     print(f"machine: {machine()}")
     if a.only in (None, "throughput"):
@@ -114,6 +117,8 @@ def main() -> None:
         room.run(a.tables, a.room_hands, a.room_runs)
     if a.only == "floor":
         floor.run_from(a, "floor-")
+    if a.only == "tournament":
+        tournament.run_from(a, "tournament-")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ a free loopback port. The engine's outbox is ``SeatedTables``: each table keeps 
 takes ``configure``/``seat``/``unseat`` and answers them, and publishes its retained ``state``
 — what the MQTT link would hand the engine from a real table. A test plays hands at a table
 (``play_hand``) to make busts and counts. Everything reaches the engine on its loop, as the
-link's messages do.
+link's messages do. ``restart_web`` stops the web side and serves a new one on the same port, as
+a restarted controller does: the pages' sockets close and their sessions (in memory) are gone.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ class SeatedTables:
         self.publish_state(table)
 
     def play_hand(self, table: str, bust: frozenset[int] = frozenset()) -> None:
-        """One hand: the seats in ``bust`` lose everything to the first other seat."""
+        """One hand: the seats in ``bust`` lose everything to the first other seat and leave."""
         seats = self.players[table]
         order = sorted(seats)
         button = self.button[table]
@@ -141,6 +142,8 @@ class SeatedTables:
             end[s] = 0
         for s in order:
             seats[s] = (seats[s][0], end[s])
+            if end[s] == 0:
+                del seats[s]  # a busted player leaves the table, as a table's room does
         self.seq[table] += 1
         self._send(table, "events", {
             "type": "hand_ended", "seq": self.seq[table], "hand": hand, "reason": "showdown",
@@ -153,7 +156,7 @@ class ServedTournament:
 
     def __init__(self, tmp: Path, *, tables: dict[str, int], users: dict[str, str] | None = None,
                  variant: int = 1) -> None:
-        cfg_path = tmp / "tournament.toml"
+        cfg_path = self.cfg_path = tmp / "tournament.toml"
         web_section: dict[str, Any] = {"port": free_port()}
         if users:
             for name, password in users.items():
@@ -175,20 +178,37 @@ class ServedTournament:
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
+        self.runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self._run, name="tournament-pages", daemon=True)
 
     def _run(self) -> None:
         self.loop.run_until_complete(self._serve())
 
+    async def _site(self) -> None:
+        self.runner = web.AppRunner(self.web.app(), access_log=None, shutdown_timeout=1.0)
+        await self.runner.setup()
+        await web.TCPSite(self.runner, "127.0.0.1", self.cfg.web.port).start()
+
+    async def _close_site(self) -> None:
+        await self.web.close_all()
+        if self.runner is not None:
+            await self.runner.cleanup()
+
     async def _serve(self) -> None:
-        runner = web.AppRunner(self.web.app(), access_log=None, shutdown_timeout=1.0)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", self.cfg.web.port).start()
+        await self._site()
         self._stop = asyncio.Event()
         self._ready.set()
         await self.engine.run(self._stop)
-        await self.web.close_all()
-        await runner.cleanup()
+        await self._close_site()
+
+    async def _restart_web(self) -> None:
+        await self._close_site()
+        self.web = TournamentWeb(self.cfg, self.cfg_path, self.engine)
+        await self._site()
+
+    def restart_web(self) -> None:
+        """The web side stopped and started again (the engine goes on): no session is left."""
+        asyncio.run_coroutine_threadsafe(self._restart_web(), self.loop).result(20)
 
     def start(self) -> None:
         self._thread.start()

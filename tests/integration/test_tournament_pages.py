@@ -29,8 +29,10 @@ from selenium.common.exceptions import (
 )
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.select import Select
 
 from tablesvc.brokers.mosquitto import wait_until
+from tablesvc.floor.auth import Sessions
 from tablesvc.tournament.web import COOKIE, STATIC
 from tests.browser import screenshot
 from tests.tournament_pages import ServedTournament, served
@@ -359,3 +361,133 @@ def test_the_director_runs_the_tournament_and_the_clock_screen_shows_it(
     wait_until(lambda: text(browser, "#level") == "BREAK", 10, "the break on the screen")
     assert text(browser, "#blinds") == "Level 4: 400 / 800"
     screenshot(browser, "tournament_clock_break")
+
+
+def dialog_open(browser: WebDriver) -> bool:
+    return bool(browser.execute_script("return document.getElementById('player-dialog').open"))
+
+
+def player(s: ServedTournament, name: str) -> dict[str, Any]:
+    return next(p for p in view(s)["players"] if p["name"] == name)
+
+
+def test_the_director_moves_a_player_and_removes_players_from_the_page(
+        venue: ServedTournament, browser: WebDriver) -> None:
+    for name in NAMES[:7]:
+        act(venue, {"action": "register", "name": name})
+    act(venue, {"action": "start"})
+    assert act(venue, {"action": "draw"})[1]["ok"]
+    wait_until(lambda: seated(venue) == 7, 20, "the tables to seat the draw")
+    browser.get(venue.url + "/")
+    wait_until(lambda: "live" in text(browser, "#link"), 10, "the director's page live")
+
+    # a manual move: the seat's "move" opens a form with the open tables and their free seats
+    mover = next(p for p in view(venue)["players"] if p["table"] == "t01")
+    tile = f'#tables .tile[data-table="t01"] .seat[data-seat="{mover["seat"]}"]'
+    wait_until(lambda: mover["name"] in text(browser, tile), 10, "the chart drawn")
+    click(browser, f"{tile} .move")
+    wait_until(lambda: dialog_open(browser), 5, "the player's dialog")
+    assert text(browser, "#pd-name") == mover["name"]
+    taken = {r["seat"] for t in view(venue)["tables"] if t["table"] == "t02"
+             for r in t["players"]}
+    free = [s for s in range(1, 7) if s not in taken]
+    Select(browser.find_element(By.ID, "move-table")).select_by_value("t02")
+    seats = [o.get_attribute("value") for o in
+             Select(browser.find_element(By.ID, "move-seat")).options]
+    assert seats == [str(s) for s in free]
+    target = free[-1]
+    Select(browser.find_element(By.ID, "move-seat")).select_by_value(str(target))
+    screenshot(browser, "tournament_director_move")
+    browser.find_element(By.ID, "move-go").click()
+    wait_until(lambda: not dialog_open(browser), 5, "the dialog closed")
+    wait_until(lambda: f"move {mover['name']} to t02/{target}" in notice(browser), 10,
+               "the move done")
+    wait_until(lambda: any(r["name"] == mover["name"] and r["seat"] == target
+                           for t in view(venue)["tables"] if t["table"] == "t02"
+                           for r in t["players"]), 20, "the tables to carry out the move")
+    wait_until(lambda: mover["name"] in text(
+        browser, f'#tables .tile[data-table="t02"] .seat[data-seat="{target}"]'), 10,
+        "the chart to show the move")
+
+    # a no-show: "Remove" in the leaderboard, a second click to confirm
+    gone = next(p for p in view(venue)["players"] if p["player"] != mover["player"])
+    row = f'#players tr[data-player="{gone["player"]}"]'
+    click(browser, f"{row} .no-show")
+    wait_until(lambda: player(venue, gone["name"])["no_show"], 10, "the no-show flagged")
+    click(browser, f"{row} .remove")
+    wait_until(lambda: "click again" in text(browser, f"{row} .remove"), 5, "armed")
+    screenshot(browser, "tournament_director_remove")
+    assert player(venue, gone["name"])["status"] == "seated"
+    click(browser, f"{row} .remove")
+    wait_until(lambda: player(venue, gone["name"])["status"] == "removed", 10, "removed")
+    assert player(venue, gone["name"])["place"] is None
+    wait_until(lambda: "removed" in text(browser, row), 10, "the leaderboard says removed")
+    assert "removed" in str(browser.find_element(By.CSS_SELECTOR, row).get_attribute("class"))
+    wait_until(lambda: seated(venue) == 6, 10, "the table to unseat the removed player")
+    wait_until(lambda: gone["name"] not in text(browser, "#tables"), 10, "his seat empty")
+
+    # a disqualification: from the seat's dialog
+    dq = next(p for p in view(venue)["players"] if p["status"] == "seated")
+    click(browser, f'#tables .tile[data-table="{dq["table"]}"] '
+                   f'.seat[data-seat="{dq["seat"]}"] .move')
+    wait_until(lambda: dialog_open(browser), 5, "the player's dialog")
+    browser.find_element(By.ID, "pd-remove").click()
+    assert "click again" in text(browser, "#pd-remove")
+    browser.find_element(By.ID, "pd-remove").click()
+    wait_until(lambda: player(venue, dq["name"])["status"] == "removed", 10, "disqualified")
+    wait_until(lambda: not dialog_open(browser), 5, "the dialog closed")
+
+    # the reminder at the end of level 2 carries the removal of that no-show's stack
+    late = next(p for p in view(venue)["players"] if p["status"] == "seated")
+    act(venue, {"action": "no_show", "player": late["player"], "no_show": True})
+    act(venue, {"action": "advance", "levels": 2})
+    wait_until(lambda: bool(browser.find_elements(By.CSS_SELECTOR, "#alerts .remove")), 10,
+               "the reminder with its button")
+    click(browser, "#alerts .remove")
+    click(browser, "#alerts .remove")
+    wait_until(lambda: player(venue, late["name"])["status"] == "removed", 10, "stack removed")
+    wait_until(lambda: not browser.find_elements(By.CSS_SELECTOR, "#alerts .remove"), 10,
+               "the reminder's button gone")
+
+
+def test_a_page_whose_session_is_gone_goes_to_the_login_page_and_back(
+        tmp_path: Path, browser: WebDriver) -> None:
+    def log_in() -> None:
+        wait_until(lambda: "/login" in browser.current_url, 10, "the login page")
+        browser.find_element(By.NAME, "user").send_keys("td")
+        browser.find_element(By.NAME, "password").send_keys("pw")
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    with served(tmp_path, tables={"t01": 6}, users={"td": "pw"}) as s:
+        browser.get(s.url + "/")
+        log_in()
+        wait_until(lambda: "live" in text(browser, "#link"), 10, "the director's page live")
+        # the controller restarts: its sessions were in memory, the page's socket gets a 401
+        s.restart_web()
+        wait_until(lambda: "/login" in browser.current_url, 15, "sent to the login page")
+        assert urllib.parse.parse_qs(urllib.parse.urlsplit(browser.current_url).query
+                                     )["next"] == ["/"]
+        log_in()
+        wait_until(lambda: browser.current_url == s.url + "/", 10, "back at the director's")
+        wait_until(lambda: "live" in text(browser, "#link"), 10, "live again")
+        # a session that ends under an open socket: the next action's 401 sends it to log in
+        s.call(lambda: setattr(s.web, "sessions", Sessions(1)))
+        click(browser, "#start")
+        wait_until(lambda: "/login" in browser.current_url, 10, "sent to the login page")
+        assert not view_of(s)["clock"]["started"]
+
+        # the clock screen goes back to the clock screen
+        log_in()
+        wait_until(lambda: browser.current_url == s.url + "/", 10, "back at the director's")
+        browser.get(s.url + "/clock")
+        wait_until(lambda: text(browser, "#level") == "LEVEL 1", 10, "the clock drawn")
+        s.restart_web()
+        wait_until(lambda: "/login" in browser.current_url, 15, "sent to the login page")
+        log_in()
+        wait_until(lambda: browser.current_url == s.url + "/clock", 10, "back at the clock")
+
+
+def view_of(s: ServedTournament) -> dict[str, Any]:
+    """The view from the engine itself (the API needs a session here)."""
+    got: dict[str, Any] = s.call(s.engine.view)
+    return got

@@ -56,8 +56,26 @@ T.toBreak = function (c) {
   return c.next_break_in_s;
 };
 
+// The session is gone (the controller restarted: sessions live in its memory, or it ran
+// out): to the login page, which sends the browser back to this page.
+T.toLogin = function () {
+  const back = location.pathname === "/clock" ? "/clock" : "/";
+  location.replace("/login?next=" + encodeURIComponent(back));
+};
+
+// After the WebSocket closed: a browser does not say why a handshake failed, so ask the API
+// whether this page still has a session (401: log in again; no answer: the controller is
+// down, keep trying).
+T.checkSession = function () {
+  return fetch("/api/me", { credentials: "same-origin" }).then((r) => {
+    if (r.status === 401) T.toLogin();
+    return r.status !== 401;
+  }).catch(() => true);
+};
+
 // Connect to /ws; onView(view) for every view, onLink(up) when the link changes. A view whose
 // running clock reached zero is asked for again (the level after it has begun on the server).
+// A page whose session is gone goes to the login page instead of reconnecting for ever.
 T.live = function (onView, onLink) {
   let view = null, retry = 500, refetching = false;
   function got(v, serverTime) {
@@ -74,8 +92,11 @@ T.live = function (onView, onLink) {
     };
     ws.onclose = () => {
       onLink(false);
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 5000);
+      T.checkSession().then((ok) => {
+        if (!ok) return;
+        setTimeout(connect, retry);
+        retry = Math.min(retry * 2, 5000);
+      });
     };
   }
   connect();
@@ -83,6 +104,7 @@ T.live = function (onView, onLink) {
     if (!view || refetching || !view.clock.running || T.remaining(view.clock) > 0) return;
     refetching = true;
     fetch("/api/view", { credentials: "same-origin" }).then((r) => {
+      if (r.status === 401) { T.toLogin(); return null; }
       const at = Number(r.headers.get("X-Server-Time"));
       return r.ok ? r.json().then((v) => got(v, at)) : null;
     }).catch(() => null).finally(() => setTimeout(() => { refetching = false; }, 1000));

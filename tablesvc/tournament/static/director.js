@@ -38,7 +38,7 @@ async function act(body, label) {
       headers: { "Content-Type": "application/json", "X-Tournament": "1" },
       body: JSON.stringify(body),
     });
-    if (r.status === 401) { location.href = "/login"; return null; }
+    if (r.status === 401) { T.toLogin(); return null; }
     answer = await r.json();
   } catch (err) {
     notice(false, `${what}: no answer from the controller (${err})`);
@@ -56,13 +56,14 @@ function button(text, cls, onClick) {
   return b;
 }
 
-// A button that asks for a second click within four seconds (breaking a table).
-function confirmButton(key, text, sure, body) {
+// A button that asks for a second click within four seconds (breaking a table, removing a
+// player). CSP forbids inline scripts, not confirm(), but a second click is quicker at a table.
+function confirmButton(key, text, sure, body, label) {
   const on = (armed.get(key) || 0) > Date.now();
   const b = button(on ? sure : text, on ? "danger armed" : "danger", () => {
     if ((armed.get(key) || 0) > Date.now()) {
       armed.delete(key);
-      act(body);
+      act(body, label);
     } else {
       armed.set(key, Date.now() + 4000);
       setTimeout(draw, 4100);
@@ -159,7 +160,7 @@ function drawPayouts() {
   $("pool").textContent = view.field.prize_pool ? `pool ${T.chips(view.field.prize_pool)}` : "";
 }
 
-function seatRow(t, seat, reported, wanted, out) {
+function seatRow(t, seat, reported, wanted, gone) {
   const row = el("div", "seat");
   row.dataset.seat = seat;
   const marks = el("span", "marks");
@@ -170,7 +171,7 @@ function seatRow(t, seat, reported, wanted, out) {
   if (reported) {
     who = reported.name;
     stack = reported.stack;
-    if (out.has(reported.name)) row.classList.add("busted");
+    if (gone.has(reported.name)) row.classList.add("busted");
   } else if (wanted) {
     who = wanted.name;
     stack = wanted.stack;
@@ -186,17 +187,23 @@ function seatRow(t, seat, reported, wanted, out) {
     whoEl.appendChild(el("span", "moving", ` (then ${wanted.name})`));
   }
   if (wanted && wanted.no_show) whoEl.appendChild(el("span", "dim", " no-show"));
-  row.append(el("span", "no", seat), marks, whoEl, el("span", "stack", stack === null ? "" : T.chips(stack)));
+  const tools = el("span", "tools");
+  if (wanted) {
+    const mv = button("move", "move", () => openPlayer(wanted.player));
+    mv.title = `move ${wanted.name} to another seat, or remove him`;
+    tools.appendChild(mv);
+  }
+  row.append(el("span", "no", seat), marks, whoEl, el("span", "stack", stack === null ? "" : T.chips(stack)), tools);
   return row;
 }
 
 function drawTables() {
   const box = $("tables");
   box.replaceChildren();
-  const wantedAt = new Map(), out = new Set();
+  const wantedAt = new Map(), gone = new Set();
   for (const p of view.players) {
     if (p.status === "seated" && p.table) wantedAt.set(`${p.table}/${p.seat}`, p);
-    if (p.status === "out") out.add(p.name);
+    if (p.status === "out" || p.status === "removed") gone.add(p.name);
   }
   let players = 0;
   for (const t of view.tables) {
@@ -213,7 +220,7 @@ function drawTables() {
     for (let s = 1; s <= t.seats; s++) {
       const w = wantedAt.get(`${t.table}/${s}`) || null;
       if (w) here += 1;
-      rows.push(seatRow(t, s, reported.get(s) || null, w, out));
+      rows.push(seatRow(t, s, reported.get(s) || null, w, gone));
     }
     players += here;
     const lvl = t.level_acked !== null && t.level_acked !== undefined ? view.clock.structure[t.level_acked] : null;
@@ -261,11 +268,18 @@ function drawLists() {
     it.appendChild(b);
     return it;
   }), "No moves waiting.");
+  const byId = new Map(view.players.map((p) => [p.player, p]));
   list("alerts", [...view.alerts].reverse().map((a) => {
     const it = el("div", "item " + a.severity);
     it.appendChild(el("div", "what", `${a.name}${a.rule ? " · " + a.rule : ""}`));
     it.appendChild(el("div", null, a.message));
     it.appendChild(el("div", "why", a.remedy));
+    const p = a.name === "no_show_stack_removal_due" ? byId.get(a.player) : null;
+    if (p && inPlay(p)) {
+      const b = el("div", "buttons");
+      b.appendChild(removeButton(p, "Remove the stack"));
+      it.appendChild(b);
+    }
     return it;
   }), "No alerts.");
   list("busts", view.busts.map((b) => {
@@ -287,26 +301,142 @@ function drawPlayers() {
     if (p.status === "registered") waiting += 1;
     const pos = p.status === "out" ? ordinal(p.place || 0) : (p.status === "seated" ? String(++rank) : "");
     const where = p.status === "out" ? (p.prize ? `won ${T.chips(p.prize)}` : "out") :
-      (p.table ? `${p.table}/${p.seat}` : "waiting");
+      p.status === "removed" ? "removed" : (p.table ? `${p.table}/${p.seat}` : "waiting");
     const tdName = el("td", "name", p.name);
     tdName.title = `${p.name} (${p.player})`;
     const acts = el("td");
     if (p.status === "registered") {
       acts.appendChild(button("Seat", "seat-late", () => act({ action: "seat_late", player: p.player }, `seat ${p.name}`)));
     }
-    if (p.status !== "out") {
+    if (inPlay(p)) {
       const ns = button(p.no_show ? "No-show ✓" : "No-show?", "no-show" + (p.no_show ? " on" : ""),
         () => act({ action: "no_show", player: p.player, no_show: !p.no_show }, `${p.name} ${p.no_show ? "is here" : "no-show"}`));
       ns.title = p.no_show ? "marked as not here: click when the player arrives" : "click when the player has not arrived";
       acts.appendChild(ns);
+      if (p.no_show) acts.appendChild(removeButton(p, "Remove"));
     }
     tr.append(el("td", null, pos), tdName, el("td", null, where),
-      el("td", "num", p.status === "out" ? "" : T.chips(p.stack)), acts);
+      el("td", "num", inPlay(p) ? T.chips(p.stack) : ""), acts);
     body.appendChild(tr);
   }
   $("waiting").textContent = waiting ? `${waiting} registered and waiting for a seat` : "nobody waiting for a seat";
   $("draw").disabled = waiting === 0;
 }
+
+function inPlay(p) { return p.status === "seated" || p.status === "registered"; }
+
+function removeButton(p, text) {
+  const b = confirmButton(`remove:${p.player}`, text, "Sure? click again",
+    { action: "remove", player: p.player }, `remove ${p.name}`);
+  b.classList.add("remove");
+  b.title = "take the player and his stack out of the tournament (a no-show at the end of level 2, a disqualification)";
+  return b;
+}
+
+// ---------------------------------------------------------------- a player's dialog
+// Opened from a seat's "move" button: move the player to a free seat of an open table, or
+// remove him. It lives outside what every view redraws, so a choice in it survives a push.
+const dialog = $("player-dialog");
+let chosen = null; // the player in the dialog
+let removeArmed = 0;
+
+// The seats of ``t`` nobody holds: not a player the controller seats there, not one the table
+// shows there, not one a queued move still has to leave.
+function freeSeats(t) {
+  const taken = new Set(t.players.map((r) => r.seat));
+  for (const p of view.players) if (p.status === "seated" && p.table === t.table) taken.add(p.seat);
+  for (const m of view.moves) if (m.from[0] === t.table) taken.add(m.from[1]);
+  const free = [];
+  for (let s = 1; s <= t.seats; s++) if (!taken.has(s)) free.push(s);
+  return free;
+}
+
+function options(select, items, keep) {
+  const same = select.options.length === items.length &&
+    items.every((it, i) => select.options[i].value === it.value &&
+      select.options[i].textContent === it.text && select.options[i].disabled === !!it.disabled);
+  if (same) return;
+  const before = keep !== undefined ? keep : select.value;
+  select.replaceChildren(...items.map((it) => {
+    const o = el("option", null, it.text);
+    o.value = it.value;
+    o.disabled = !!it.disabled;
+    return o;
+  }));
+  const usable = items.filter((it) => !it.disabled);
+  if (usable.some((it) => it.value === before)) select.value = before;
+  else if (usable.length) select.value = usable[0].value;
+}
+
+function fillSeats() {
+  const t = view.tables.find((x) => x.table === $("move-table").value);
+  const free = t ? freeSeats(t) : [];
+  options($("move-seat"), free.length ? free.map((s) => ({ value: String(s), text: String(s) }))
+    : [{ value: "", text: "none free", disabled: true }]);
+  $("move-go").disabled = !free.length;
+}
+
+function fillDialog(first) {
+  const p = view.players.find((x) => x.player === chosen);
+  if (!p || p.status !== "seated") { closePlayer(); return; }
+  $("pd-name").textContent = p.name;
+  $("pd-from").textContent = `from ${p.table}/${p.seat}`;
+  const tables = view.tables.filter((t) => t.open).map((t) => {
+    const n = freeSeats(t).length;
+    return { value: t.table, text: `${t.table} (${n} free)`, disabled: n === 0 };
+  });
+  // the first time: another table with a free seat, the one with the fewest players
+  let pick;
+  if (first) {
+    const others = view.tables.filter((t) => t.open && t.table !== p.table && freeSeats(t).length);
+    const count = (t) => view.players.filter((x) => x.status === "seated" && x.table === t.table).length;
+    others.sort((a, b) => count(a) - count(b) || a.table.localeCompare(b.table));
+    pick = others.length ? others[0].table : p.table;
+  }
+  options($("move-table"), tables, pick);
+  fillSeats();
+  const rm = $("pd-remove");
+  const on = removeArmed > Date.now();
+  rm.textContent = on ? `Remove ${p.name}? click again` : "Remove from the tournament";
+  rm.classList.toggle("armed", on);
+}
+
+function openPlayer(pid) {
+  chosen = pid;
+  removeArmed = 0;
+  $("move-table").replaceChildren();
+  fillDialog(true);
+  if (chosen !== null && !dialog.open) dialog.showModal();
+}
+
+function closePlayer() {
+  chosen = null;
+  if (dialog.open) dialog.close();
+}
+
+dialog.addEventListener("close", () => { chosen = null; });
+$("pd-close").addEventListener("click", closePlayer);
+$("move-table").addEventListener("change", fillSeats);
+$("move-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const p = view.players.find((x) => x.player === chosen);
+  const table = $("move-table").value, seat = Number($("move-seat").value);
+  if (!p || !table || !seat) return;
+  closePlayer();
+  act({ action: "move", player: p.player, table, seat }, `move ${p.name} to ${table}/${seat}`);
+});
+$("pd-remove").addEventListener("click", () => {
+  const p = view.players.find((x) => x.player === chosen);
+  if (!p) return;
+  if (removeArmed > Date.now()) {
+    closePlayer();
+    act({ action: "remove", player: p.player }, `remove ${p.name}`);
+    return;
+  }
+  removeArmed = Date.now() + 4000;
+  setTimeout(() => { if (chosen) fillDialog(false); }, 4100);
+  fillDialog(false);
+});
 
 function draw() {
   if (!view) return;
@@ -316,6 +446,7 @@ function draw() {
   drawTables();
   drawLists();
   drawPlayers();
+  if (chosen !== null) fillDialog(false);
   tick();
 }
 
@@ -327,7 +458,11 @@ function tick() {
   t.classList.toggle("paused", c.started && !c.running);
 }
 
-fetch("/api/me", { credentials: "same-origin" }).then((r) => r.json()).then((me) => {
+fetch("/api/me", { credentials: "same-origin" }).then((r) => {
+  if (r.status === 401) { T.toLogin(); return null; }
+  return r.json();
+}).then((me) => {
+  if (!me) return;
   $("who").textContent = me.login ? me.user : "";
 }).catch(() => null);
 T.live((v) => { view = v; draw(); }, (up) => {

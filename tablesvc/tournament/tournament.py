@@ -645,8 +645,10 @@ class Tournament:
             p = wanted.get(seat)
             if p is not None and p.name == name:
                 continue
-            if not any(q.name == name and q.status != "out" for q in self.players.values()):
-                continue  # not one of ours (seated by hand), or out (the table lets him go)
+            if not any(q.name == name for q in self.players.values()):
+                continue  # not one of ours (seated by hand): the floor's business
+            # one of ours who should not sit here: moved, removed, or out (a table that could
+            # not vouch for his last chips keeps him seated with none: his seat is free)
             if seat in live:
                 continue  # his hand is not over: the move waits
             sends += self._command(t, f"unseat:{seat}", "unseat", {"seat": seat}, now)

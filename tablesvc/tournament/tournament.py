@@ -88,6 +88,7 @@ class Pending:
     cmd: str
     body: dict[str, Any]
     sent_at: float
+    answered: bool = False  # the table took it; its state has not shown it yet
 
 
 @dataclass
@@ -524,7 +525,12 @@ class Tournament:
             return
         ok = bool(body.get("ok"))
         pending = t.pending[key]
-        if ok or cmd == "unseat":
+        if ok and cmd in ("seat", "unseat"):
+            # done at the table, but its retained state may say so a moment later: the seat
+            # is not asked again until the state shows it (``_seating`` lets it go) or a while
+            pending.sent_at = now
+            pending.answered = True
+        elif ok or cmd == "unseat":
             # an unseat refused for a live hand goes again once the table is between hands
             del t.pending[key]
         else:
@@ -640,6 +646,10 @@ class Tournament:
             return []
         sends: list[Send] = []
         actual = t.seated()
+        for key in [k for k, p in t.pending.items() if p.answered]:
+            seat = int(t.pending[key].body["seat"])
+            if (t.pending[key].cmd == "unseat") == (seat not in actual):
+                del t.pending[key]  # the state shows it: done
         live = set(int(s) for s in t.state.get("active", [])) if t.in_hand else set()
         for seat, name in sorted(actual.items()):
             p = wanted.get(seat)

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_tournament_demo_plays_from_the_draw_to_a_winner() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tablesvc.commands.demo", "--tournament", "--tables", "2",
-         "--level-minutes", "0.2", "--pace", "0.05"],
+         "--level-minutes", "0.1", "--pace", "0.05"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
     assert proc.stdout is not None

@@ -160,7 +160,7 @@ class Tournament:
         self.max_difference = max_difference
         self.moves: dict[int, Move] = {}
         self.suggestions: dict[int, balancing.Suggestion] = {}
-        self.dismissed: set[tuple[str, str, str]] = set()
+        self.dismissed: set[tuple[str, str, int, int]] = set()
         self.alerts: list[Alert] = []
         self.busts: list[dict[str, Any]] = []
         self._move_ids = itertools.count(1)
@@ -199,8 +199,8 @@ class Tournament:
             s = self.suggestions.get(_int(op, "id"))
             if s is None:
                 raise ActionError("no open suggestion with that id")
-            op = {"action": "dismiss", "player": s.player, "table": s.to_table,
-                  "seat": s.to_seat}
+            op = {"action": "dismiss", "from": s.from_table, "to": s.to_table,
+                  "sizes": list(self._sizes(s.from_table, s.to_table))}
         result: dict[str, Any] = getattr(self, f"_act_{op['action']}")(op, now) or {}
         return result, op
 
@@ -346,8 +346,16 @@ class Tournament:
         self.tables[table].open = True
 
     def _act_dismiss(self, a: Mapping[str, Any], now: float) -> None:
-        self.dismissed.add((str(a.get("player")), str(a.get("table")), str(a.get("seat"))))
+        """The director leaves these two tables as they are: no suggestion between them
+        again until a player more or less sits at one of them."""
+        sizes = a.get("sizes") or [0, 0]
+        self.dismissed.add((str(a.get("from")), str(a.get("to")), int(sizes[0]), int(sizes[1])))
         self.suggestions.clear()
+
+    def _sizes(self, *tables: str) -> tuple[int, ...]:
+        """Players who should sit at each of ``tables``."""
+        return tuple(sum(1 for p in self.players.values()
+                         if p.status == "seated" and p.table == t) for t in tables)
 
     # ------------------------------------------------------------------ helpers
     def _player(self, a: Mapping[str, Any]) -> Player:
@@ -720,15 +728,20 @@ class Tournament:
         if s is None or any(m.state == "queued" for m in self.moves.values()):
             self.suggestions.clear()
             return
-        if (s.player, s.to_table, str(s.to_seat)) in self.dismissed:
+        if (s.from_table, s.to_table, *self._sizes(s.from_table, s.to_table)) in self.dismissed:
+            self.suggestions.clear()
             return
-        if any((o.player, o.to_table, o.to_seat) == (s.player, s.to_table, s.to_seat)
-               for o in self.suggestions.values()):
+        name = self.players[s.player].name
+        s = replace(s, reason=s.reason.replace(s.player, name))  # a director reads names
+        same = next((i for i, o in self.suggestions.items()
+                     if (o.from_table, o.to_table) == (s.from_table, s.to_table)), None)
+        if same is not None:
+            # the same imbalance: as the button moves, who moves and where moves with it; the
+            # open suggestion says so (same id), and nobody is told again
+            self.suggestions[same] = s
             return
         self.suggestions.clear()
         sid = next(self._suggestion_ids)
-        name = self.players[s.player].name
-        s = replace(s, reason=s.reason.replace(s.player, name))  # a director reads names
         self.suggestions[sid] = s
         self._alert("balancing_move_suggestion", s.rule, "info",
                     f"move {self.players[s.player].name} from {s.from_table} seat "

@@ -1,5 +1,6 @@
 """The tournament controller against live tables: real edge services, simulated devices,
-mosquitto, and ``tablesvc tournament`` as its own process, driven through its web API.
+mosquitto, and ``tablesvc tournament`` as its own process, driven through its web API and
+looked at in Chromium.
 
 The dealers do not wait for the controller: they deal on while it is killed and started
 again, and whatever the tables accepted meanwhile is what the room did."""
@@ -12,7 +13,10 @@ from typing import Any
 
 import pytest
 
+from selenium.webdriver.chrome.webdriver import WebDriver
+
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
+from tests.browser import screenshot
 from tests.conftest import Subscriber
 from tests.tournament_venue import PREFIX, Controller, Room
 
@@ -56,8 +60,13 @@ def table_alerts(watcher: Subscriber) -> list[tuple[str, str, str]]:
                    if m.topic.endswith("/alerts") and ".tournament" not in m.topic})
 
 
+def text(browser: WebDriver, css: str) -> str:
+    return str(browser.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css))
+
+
 def test_a_tournament_seats_its_players_changes_levels_and_moves_a_player_across_a_kill(
-        venue: tuple[Room, Controller, Subscriber]) -> None:
+        venue: tuple[Room, Controller, Subscriber], browser: WebDriver) -> None:
     room, controller, watcher = venue
     for i in range(8):
         controller.act("register", name=f"Player {i + 1}")
@@ -125,5 +134,20 @@ def test_a_tournament_seats_its_players_changes_levels_and_moves_a_player_across
                 if p["status"] == "seated"}
         return all(view.get(n) == v for n, v in last.items() if n in view)
     wait_until(counted, 20, "the controller's counts to be the tables'")
+    # the pages of the restarted controller show the room as the tables have it
+    base = f"http://127.0.0.1:{controller.web_port}"
+    browser.get(base + "/clock")
+    wait_until(lambda: text(browser, "#level") == "LEVEL 2", 20, "the clock screen's level")
+    assert text(browser, "#blinds").replace(" ", "") == "50/100"
+    assert text(browser, "#players").strip() == "8"
+    screenshot(browser, "tournament_room_clock")
+    browser.get(base + "/")
+    wait_until(lambda: mover["name"] in text(browser, "#tables"), 20,
+               "the seating chart with the moved player")
+    for t in TABLES:
+        for name, _ in seated(watcher, t).values():
+            assert name in text(browser, "#tables")
+    screenshot(browser, "tournament_room_director")
+
     assert table_alerts(watcher) == []
     assert [a for a in controller.view()["alerts"] if a["severity"] != "info"] == []

@@ -433,3 +433,19 @@ def test_a_moved_players_stack_counted_short_at_his_new_table_is_one_alert() -> 
     room.run(T0 + 5)
     assert [(a.name, a.rule, a.severity, a.seat) for a in t.alerts if a.severity != "info"] \
         == [("move_stack_mismatch", "TABLE-06", "warning", free)]
+
+
+def test_a_standing_imbalance_is_one_suggestion_that_follows_the_button() -> None:
+    t, room = drawn(8)
+    seats = sorted(room.seats["t02"])
+    room.start_hand("t02", button=seats[0])
+    room.end_hand("t02", {seats[0]: 0, seats[1]: 0, seats[2]: 2000, seats[3]: 2000})
+    room.run(T0 + 1)
+    (first,) = t.view(T0 + 1)["suggestions"]
+    for n, button in enumerate(sorted(room.seats["t01"])):  # the button goes round at t01
+        room.start_hand("t01", button=button)
+        room.end_hand("t01", {})
+        room.run(T0 + 2 + n)
+    (now,) = t.view(T0 + 9)["suggestions"]
+    assert now["id"] == first["id"]
+    assert len([a for a in t.alerts if a.name == "balancing_move_suggestion"]) == 1

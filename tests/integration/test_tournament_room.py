@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from selenium.webdriver.chrome.webdriver import WebDriver
 
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until

@@ -269,9 +269,11 @@ def test_the_floor_sees_each_kind_of_alert_of_a_table_in_one_row_with_rule_and_r
 
         # a table's hands of the day: the public history and the hand's alerts, no hole card
         click(browser, '[data-table="t02"]')
-        wait.until(lambda b: "MISDEAL-07" in text(b, "#panel-body"))
+        # the alerts and the hands come in their own answers: wait for both
+        wait.until(lambda b: "MISDEAL-07" in text(b, "#panel-body")
+                   and "Hand #1" in text(b, "#panel-body"))
         history = text(browser, "#panel-body")
-        assert "Hand #1" in history and "face down" in history
+        assert "face down" in history
         screenshot(browser, "floor_console_table")
         browser.find_element(By.ID, "panel-close").click()
         click(browser, '[data-table="t03"]')

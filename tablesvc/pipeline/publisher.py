@@ -430,8 +430,25 @@ class Publisher:
             log.exception("error in the MQTT publish callback")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        """A command (``take_command`` checks its bytes and answers what fails)."""
-        take_command(msg.topic, bytes(msg.payload), self.cfg.max_command_bytes,
+        """A command (``take_command`` checks its bytes and answers what fails).
+
+        Never one the broker kept (the retain flag): it would run again at every reconnect,
+        a retained ``suspend_rule`` undoing a later ``restore_rule``. Never an empty message
+        (what clears a retained one; not answered), and never a message on a topic this
+        service did not subscribe to (a broker that delivers what it should not)."""
+        topic = msg.topic
+        name = topic.removeprefix(self.topic("cmd/"))
+        if name == topic or not name or "/" in name:
+            log.warning("message on a topic the service did not subscribe to: dropped",
+                        topic=topic, size=len(msg.payload))
+            return
+        if msg.retain:
+            log.warning("retained command not executed (a command is never retained: clear "
+                        "it with an empty retained message)", cmd=name, size=len(msg.payload))
+            return
+        if not msg.payload:
+            return  # an empty message is no command (it clears a retained one)
+        take_command(topic, bytes(msg.payload), self.cfg.max_command_bytes,
                      self.on_command, self.reply)
 
     # ------------------------------------------------------------------ the publisher thread

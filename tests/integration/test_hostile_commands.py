@@ -95,3 +95,31 @@ def test_hostile_commands_are_refused_with_a_reply_and_the_table_keeps_working(
     # the refused bodies were never journalled; the well-formed ones were (and refused there)
     assert [c["body"].get("request_id") for c in commands] == ["bool", "rich", "rule", "ok"]
     assert len(journal) < 200_000
+
+
+def test_a_retained_command_is_never_executed_nor_an_empty_one_answered(
+        tmp_path: Path, broker: Mosquitto, rig: VirtualTableRig,
+        subscriber_factory: Callable[[str], Subscriber],
+        service_factory: Callable[[Path], ServiceProcess]) -> None:
+    """A command left retained on the broker (before the service started, or kept over its
+    restarts) reaches the service with the retain flag at every subscription: it is not run
+    (a retained suspend_rule would undo every later restore_rule). The empty message that
+    clears it is no command and gets no answer."""
+    sub = subscriber_factory(f"{PREFIX}/#")
+    stale = {"request_id": "stale", "ruling": "suspend_rule", "rule": "SEAT-10"}
+    info = sub.client.publish(f"{PREFIX}/cmd/declare", json.dumps(stale), qos=1, retain=True)
+    info.wait_for_publish(5)
+    _, svc = start_service(tmp_path, rig, broker, service_factory, sub)
+    sub.client.publish(f"{PREFIX}/cmd/declare", b"", qos=1, retain=True).wait_for_publish(5)
+    sub.client.publish(f"{PREFIX}/cmd/seat", b"", qos=1).wait_for_publish(5)
+    sub.publish(f"{PREFIX}/cmd/seat", {"request_id": "ok", "seat": 2, "name": "Eve",
+                                       "stack": 3000})
+    wait_until(lambda: any(isinstance(p, dict) and p.get("request_id") == "ok"
+                           for p in sub.on("cmd/seat/reply")), 10, "the valid command's reply")
+    answers = [p for n in ("declare", "seat") for p in sub.on(f"cmd/{n}/reply")]
+    assert [p["request_id"] for p in answers] == ["ok"]
+    assert svc.stop() == 0
+    journal = b"".join(p.read_bytes().rstrip(b"\0")
+                       for p in sorted((tmp_path / "store" / "journal").iterdir()))
+    assert b"stale" not in journal and b"suspend_rule" not in journal
+    assert "retained command not executed" in svc.logs()

@@ -29,6 +29,7 @@ stack: must be at most 1000000000 (the table's max_stack)
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -45,7 +46,7 @@ from pydantic import (
 
 from tablesvc.core.rule_ids import RULE_IDS
 
-COMMAND_CHECKS = 4
+COMMAND_CHECKS = 5
 """The checks this version gives commands; written into the service's start record. 1 (or no
 mark) is the lax validation of earlier versions, kept for replaying their journals."""
 STRICT_CHECKS = 2
@@ -57,6 +58,9 @@ UNSEATED_MAY_BE_DEALT = 4
 """From this mark on a player the controller unseated may still be dealt the next hand (the
 dealer pressed NEWHAND before he stood up): that hand is placed from the table, and dealt in
 he is back for it. Before it, the hand after an unseat was dealt in from the rotation."""
+PRINTABLE_NAMES = 5
+"""From this mark on a player's name may hold no control or format character (a NUL, a
+newline, a right-to-left override): it is shown on screens and in logs as it is."""
 MAX_STACK = 1_000_000_000
 """The default ``[game] max_stack``."""
 SAFE_INT = 2**53 - 1
@@ -74,9 +78,10 @@ class Limits:
     seats: int = 10
     max_stack: int = MAX_STACK
     strict: bool = True
+    printable_names: bool = True  # names refused with control or format characters
 
 
-LAX = Limits(strict=False)
+LAX = Limits(strict=False, printable_names=False)
 
 
 def _limits(info: ValidationInfo) -> Limits:
@@ -97,6 +102,16 @@ def _stack_in_range(stack: int, info: ValidationInfo) -> int:
     if limits.strict and stack > limits.max_stack:
         raise ValueError(f"must be at most {limits.max_stack} (the table's max_stack)")
     return stack
+
+
+def _printable(name: str, info: ValidationInfo) -> str:
+    if _limits(info).printable_names:
+        bad = sorted({f"U+{ord(c):04X}" for c in name
+                      if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs")})
+        if bad:
+            raise ValueError("no control or format characters (" + ", ".join(bad) + "): a "
+                             "name is shown on screens and in logs as it is")
+    return name
 
 
 def _known_rule(rule: str, info: ValidationInfo) -> str:
@@ -155,7 +170,7 @@ class SeatCmd(_Cmd):
     """Seat a player (or change the name/stack of a seated one) between hands."""
 
     seat: Seat
-    name: str = Field(min_length=1, max_length=64)
+    name: Annotated[str, AfterValidator(_printable)] = Field(min_length=1, max_length=64)
     stack: Stack
 
 

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from tablesvc.core import commands as c
 from tablesvc.core.commands import (
     PENDING_LEVELS,
+    PRINTABLE_NAMES,
     STRICT_CHECKS,
     CommandError,
     Limits,
@@ -55,7 +56,8 @@ def run_command(table: TableCore, inp: Command) -> None:
     request_id = inp.body.get("request_id")
     try:
         limits = Limits(table.s.seats, table.s.max_stack,
-                        strict=table.command_checks >= STRICT_CHECKS)
+                        strict=table.command_checks >= STRICT_CHECKS,
+                        printable_names=table.command_checks >= PRINTABLE_NAMES)
         parsed = parse_command(inp.cmd, inp.body, limits)
         data = _run(table, parsed)
     except CommandError as err:

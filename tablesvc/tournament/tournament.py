@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -245,8 +246,9 @@ class Tournament:
         if not isinstance(name, str) or not name.strip() or len(name) > 64:
             raise ActionError("name: 1 to 64 characters")
         name = " ".join(name.split())
-        if any(c < " " or c == "\x7f" for c in name):
-            raise ActionError("name: no control characters")
+        if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs") for c in name):
+            raise ActionError("name: no control or format characters (a name is shown on "
+                              "screens and in logs as it is)")
         pid = a.get("player") or f"p{len(self.players) + 1:03d}"
         if not isinstance(pid, str) or not pid.replace("-", "").replace("_", "").isalnum() \
                 or len(pid) > 32:

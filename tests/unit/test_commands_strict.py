@@ -90,3 +90,23 @@ def test_the_start_record_says_how_its_commands_were_checked_and_old_ones_mean_l
     assert record_of(input_from_record(old)) == old  # written back byte for byte
     # a core that saw no start record (a replayed segment, a test) checks strictly
     assert make_core().command_checks == COMMAND_CHECKS
+
+
+@pytest.mark.parametrize("name", ["Ann\x00", "Ann\nBob", "\u202eAnn", "Ann\u200b"],
+                         ids=["nul", "newline", "right-to-left override", "zero width"])
+def test_a_name_with_a_control_or_format_character_is_refused_naming_the_character(
+        name: str) -> None:
+    """A name is shown on screens, overlays and log lines as it is: a NUL, a newline or a
+    right-to-left override would forge what they show."""
+    core = make_core({1: 9600})
+    reply = answer(core, Script(), "seat", seat=2, name=name, stack=100)
+    assert not reply.ok and "no control or format characters (U+" in str(reply.error)
+    assert 2 not in core.players
+
+
+def test_a_journal_of_a_version_that_took_any_name_replays_it_as_published() -> None:
+    core = make_core({1: 9600})
+    script = Script()
+    core.apply(start(script, 4))
+    assert answer(core, script, "seat", seat=2, name="Ann\nBob", stack=100).ok
+    assert core.players[2].name == "Ann\nBob"

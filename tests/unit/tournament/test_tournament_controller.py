@@ -344,8 +344,10 @@ def test_actions_not_allowed_now_are_refused_with_the_reason() -> None:
         p = player(t, room.seats["t01"][min(room.seats["t01"])]["name"])
         t.act({"action": "move", "player": p.player, "table": "t02",
                "seat": min(room.seats["t02"])}, T0)
-    with pytest.raises(ActionError, match="control characters"):
+    with pytest.raises(ActionError, match="control or format characters"):
         t.act({"action": "register", "name": "Eve\u0000"}, T0)
+    with pytest.raises(ActionError, match="control or format characters"):
+        t.act({"action": "register", "name": "\u202eEve"}, T0)  # a right-to-left override
 
 
 def test_replaying_the_journal_rebuilds_the_tournament() -> None:

@@ -74,8 +74,14 @@ class Director:
         req = urllib.request.Request(
             f"{self.base}/api/action", data=json.dumps({"action": action, **fields}).encode(),
             headers={"X-Tournament": "1", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return dict(json.loads(r.read()))
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return dict(json.loads(r.read()))
+        except urllib.error.HTTPError as err:
+            if err.code != 409:
+                raise
+            # refused (a suggestion the tables overtook, say): the answer says why
+            return dict(json.loads(err.read()))
 
     def wait_ready(self, stop: threading.Event) -> bool:
         while not stop.is_set():

@@ -499,7 +499,9 @@ class Tournament:
         elif kind == "hand_ended":
             t.in_hand = False
             stacks = {int(s["seat"]): int(s["stack"]) for s in ev.get("stacks", [])}
-            if ev.get("reason") != "untracked":
+            if ev.get("reason") in ("showdown", "uncontested", "checked_out"):
+                # a hand played out; a void one (misdeal, cancelled) or one not followed
+                # (untracked) says nothing of who has chips left
                 self._busts(t, stacks, ev.get("hand"), now)
             self._counts(t, {s: v for s, v in stacks.items() if v > 0}, t.hand_names)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -141,8 +141,18 @@ def load_floor_config(path: str | Path) -> FloorConfig:
 
 
 def validate_floor_config(raw: dict[str, object], path: Path) -> FloorConfig:
+    return validated(FloorConfig, raw, path)
+
+
+Console = TypeVar("Console", bound=BaseModel)
+
+
+def validated(model: type[Console], raw: dict[str, object], path: Path) -> Console:
+    """A console's config (the floor's, the tournament controller's: each has the ``mqtt``,
+    ``web`` and ``storage`` sections above) validated; ConfigError listing every problem as
+    ``key: what``, then every file it names that is missing."""
     try:
-        cfg = FloorConfig.model_validate(raw)
+        cfg = model.model_validate(raw)
     except ValidationError as exc:
         problems = []
         for e in exc.errors():
@@ -152,13 +162,16 @@ def validate_floor_config(raw: dict[str, object], path: Path) -> FloorConfig:
                 msg = "unknown key (check the spelling)"
             problems.append(f"{key}: {msg}")
         raise ConfigError(path, problems) from None
+    mqtt: FloorMqtt = getattr(cfg, "mqtt")  # noqa: B009 - every console model has them
+    web: FloorWeb = getattr(cfg, "web")  # noqa: B009
+    storage: FloorStorage = getattr(cfg, "storage")  # noqa: B009
     missing = [f"{key}: file {resolve(path, value)} not found"
-               for key, value in (("mqtt.password_file", cfg.mqtt.password_file),
-                                  ("mqtt.ca_file", cfg.mqtt.ca_file),
-                                  ("web.users_file", cfg.web.users_file),
-                                  ("web.cert_file", cfg.web.cert_file),
-                                  ("web.key_file", cfg.web.key_file),
-                                  ("storage.password_file", cfg.storage.password_file))
+               for key, value in (("mqtt.password_file", mqtt.password_file),
+                                  ("mqtt.ca_file", mqtt.ca_file),
+                                  ("web.users_file", web.users_file),
+                                  ("web.cert_file", web.cert_file),
+                                  ("web.key_file", web.key_file),
+                                  ("storage.password_file", storage.password_file))
                if value and not resolve(path, value).is_file()]
     if missing:
         raise ConfigError(path, missing)

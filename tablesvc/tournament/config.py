@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tablesvc.config.table import ConfigError, resolve
-from tablesvc.floor.config import FloorMqtt, FloorStorage, FloorWeb, read_toml
+from tablesvc.floor.config import FloorMqtt, FloorStorage, FloorWeb, read_toml, validated
 from tablesvc.tournament.structure import Structure, StructureError, load_structure
 
 ID = r"^[A-Za-z0-9_-]{1,32}$"
@@ -70,28 +70,7 @@ class TournamentConfig(_Section):
 def load_tournament_config(path: str | Path) -> tuple[TournamentConfig, Structure]:
     """The config and its structure; ConfigError (or StructureError) listing every problem."""
     p = Path(path)
-    raw = read_toml(p)
-    try:
-        cfg = TournamentConfig.model_validate(raw)
-    except ValidationError as exc:
-        problems = []
-        for e in exc.errors():
-            key = ".".join(str(x) for x in e["loc"]) or "(top level)"
-            msg = e["msg"].removeprefix("Value error, ")
-            if e["type"] == "extra_forbidden":
-                msg = "unknown key (check the spelling)"
-            problems.append(f"{key}: {msg}")
-        raise ConfigError(p, problems) from None
-    missing = [f"{key}: file {resolve(p, value)} not found"
-               for key, value in (("mqtt.password_file", cfg.mqtt.password_file),
-                                  ("mqtt.ca_file", cfg.mqtt.ca_file),
-                                  ("web.users_file", cfg.web.users_file),
-                                  ("web.cert_file", cfg.web.cert_file),
-                                  ("web.key_file", cfg.web.key_file),
-                                  ("storage.password_file", cfg.storage.password_file))
-               if value and not resolve(p, value).is_file()]
-    if missing:
-        raise ConfigError(p, missing)
+    cfg = validated(TournamentConfig, read_toml(p), p)
     structure = load_structure(resolve(p, cfg.tournament.structure))
     return cfg, structure
 

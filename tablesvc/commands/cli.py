@@ -263,6 +263,18 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return run_sim(cfg, Path(args.config), args)
 
 
+def _console_warnings(path: str, mqtt: Any) -> str:
+    """A console's warnings (a floor's, a tournament controller's) on stderr; the count for
+    its "ok" line."""
+    from tablesvc.config.preflight import in_clear
+
+    clear = in_clear(mqtt.host, mqtt.ca_file, mqtt.username)
+    if clear is None:
+        return ""
+    print(f"warning: {path}: {clear}", file=sys.stderr)
+    return ", 1 warning(s)"
+
+
 def cmd_floor_check(path: str) -> int:
     from tablesvc.floor.config import load_floor_config
 
@@ -271,9 +283,11 @@ def cmd_floor_check(path: str) -> int:
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_USAGE
+    warned = _console_warnings(path, cfg.mqtt)
     where = cfg.storage.url.split("@")[-1] if cfg.storage.url else cfg.storage.path
     print(f"{path}: ok (floor console of venue {cfg.floor.venue}, web {cfg.web.host}:"
-          f"{cfg.web.port}, {'logins' if cfg.web.users_file else 'no login'}, storage {where})")
+          f"{cfg.web.port}, {'logins' if cfg.web.users_file else 'no login'}, storage {where}"
+          f"{warned})")
     return EXIT_OK
 
 
@@ -307,9 +321,10 @@ def cmd_tournament_check(path: str) -> int:
     if loaded is None:
         return EXIT_USAGE
     cfg, structure = loaded
+    warned = _console_warnings(path, cfg.mqtt)
     print(f"{path}: ok (tournament {cfg.tournament.name!r} of venue {cfg.tournament.venue}, "
           f"{len(cfg.tables)} tables, {len(structure.levels())} levels, web {cfg.web.host}:"
-          f"{cfg.web.port}, {'logins' if cfg.web.users_file else 'no login'})")
+          f"{cfg.web.port}, {'logins' if cfg.web.users_file else 'no login'}{warned})")
     return EXIT_OK
 
 

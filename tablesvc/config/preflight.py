@@ -8,7 +8,8 @@ another part of the config is wrong, so that the installer fixes everything in o
 
 Warnings are what a running table can live with: a device path that does not exist yet (a
 USB reader may be plugged in later; the service opens it when it appears), an empty deck
-folder.
+folder, a broker on another machine reached without TLS (``in_clear``: the consoles' checks
+say it too).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tablesvc.config.registry import RegistryError, load_chips, load_decks
-from tablesvc.config.table import Config, config_key, resolve
+from tablesvc.config.table import Config, config_key, is_loopback, resolve
 
 
 @dataclass
@@ -129,7 +130,21 @@ def _readable_file(path: Path, key: str, target: Path, found: Findings) -> bool:
     return False
 
 
+def in_clear(host: str, ca_file: str, username: str) -> str | None:
+    """The warning for a broker on another machine reached without TLS, or None."""
+    if ca_file or is_loopback(host):
+        return None
+    what = "the password and every event go" if username else "every event goes"
+    return (f"mqtt.host {host} is not this machine and mqtt.ca_file is empty: {what} over "
+            "the network in plain text; see docs/OPERATIONS.md, TLS")
+
+
 def _mqtt_files(path: Path, mqtt: dict[str, Any], found: Findings) -> None:
+    host, ca, user = (_text(mqtt, "host", "127.0.0.1"), _text(mqtt, "ca_file", ""),
+                      _text(mqtt, "username", ""))
+    clear = in_clear(host, ca, user or "") if host is not None and ca is not None else None
+    if clear:
+        found.warnings.append(f"{path}: {clear}")
     password_file = _text(mqtt, "password_file", "")
     if password_file:
         target = resolve(path, password_file)

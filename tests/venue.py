@@ -1,24 +1,24 @@
-"""The venue's broker as shipped: deploy/mosquitto.conf and deploy/tablesvc.acl on a real mosquitto.
+"""The venue's broker as shipped, installed by its own recipe on a real mosquitto.
 
-The shipped files are used as they are, with only what an installer changes changed: the
-ACL's venue (it is a template), the folders of the password file, the ACL and the
-certificates (``/etc/mosquitto/...`` becomes a test folder), and the listeners' ports (free
-ones). Each of those substitutions must find its text exactly once, so a change to the shipped
-files that the tests would no longer exercise fails here instead of passing unnoticed. Users
-are made with ``mosquitto_passwd`` and the certificates with ``deploy/make-certs.sh``, the
-recipe of docs/OPERATIONS.md.
+A central broker is what ``deploy/install-broker.sh`` writes (the ACL of
+``deploy/venue-acl.sh``, the certificates of ``deploy/make-certs.sh``, the users hashed by
+``mosquitto_passwd``, ``deploy/mosquitto.conf``), an edge broker what
+``deploy/install-edge.sh`` writes: the scripts docs/OPERATIONS.md tells a technician to run,
+run here with only what a test must change given to them as their settings (the folder
+instead of /etc/mosquitto, free ports, the test's user as mosquitto's owner).
 """
 
 from __future__ import annotations
 
+import getpass
 import json
-import shutil
+import os
 import ssl
 import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -37,25 +37,36 @@ def make_certs(folder: Path) -> Path:
     return folder
 
 
-def substitute(text: str, changes: dict[str, str], name: str) -> str:
-    for old, new in changes.items():
-        count = text.count(old)
-        assert count == 1, f"{name}: expected {old!r} once, found it {count} times"
-        text = text.replace(old, new)
-    return text
+def run_script(name: str, args: list[str], env: dict[str, str]) -> str:
+    """One of deploy/'s scripts as a technician runs it; its output (stdout and stderr)."""
+    out = subprocess.run(["sh", str(DEPLOY / name), *args], env={**os.environ, **env},
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, f"{name}: {out.stdout}{out.stderr}"
+    return out.stdout + out.stderr
 
 
-def make_passwords(path: Path, users: dict[str, str]) -> None:
-    first = True
-    for user, password in users.items():
-        subprocess.run(["mosquitto_passwd", *(["-c"] if first else []), "-b", str(path), user,
-                        password], check=True, capture_output=True, timeout=30)
-        first = False
+def users_file(folder: Path, users: dict[str, str]) -> Path:
+    path = folder / "users"
+    path.write_text("".join(f"{u}:{p}\n" for u, p in users.items()))
+    path.chmod(0o600)
+    return path
+
+
+def install_broker(etc: Path, ca: Path, venue: str, tables: list[str],
+                   users: dict[str, str], *, port: int, tls_port: int) -> str:
+    """deploy/install-broker.sh into ``etc`` (for localhost and 127.0.0.1), the CA in ``ca``."""
+    etc.mkdir(parents=True, exist_ok=True)
+    env = {"ETC": str(etc), "CA_DIR": str(ca), "OWNER": getpass.getuser(), "VENUE": venue,
+           "TABLES": " ".join(tables), "PORT": str(port), "TLS_PORT": str(tls_port)}
+    if users:
+        env["USERS"] = str(users_file(etc.parent, users))
+    return run_script("install-broker.sh", ["localhost", "127.0.0.1"], env)
 
 
 @dataclass
 class VenueBroker:
-    """mosquitto with the shipped config: ``port`` plain on 127.0.0.1, ``tls_port`` TLS."""
+    """mosquitto as deploy/install-broker.sh sets it up: ``port`` plain on 127.0.0.1,
+    ``tls_port`` TLS, the certificate signed by the CA in ``certs``."""
 
     folder: Path
     venue: str
@@ -63,28 +74,21 @@ class VenueBroker:
     passwords: dict[str, str]
     acl_text: str | None = None
     """The ACL to use instead of the shipped one (already for this venue)."""
+    tables: list[str] | None = None
+    """The venue's tables; by default every user that is not a role."""
     broker: Mosquitto = field(init=False)
     tls_port: int = field(init=False)
 
     def __post_init__(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        certs = self.folder / "certs"
-        if not certs.exists():
-            shutil.copytree(self.certs, certs)
-        passwd = self.folder / "tablesvc.passwd"
-        make_passwords(passwd, self.passwords)
-        acl = self.folder / "tablesvc.acl"
-        acl.write_text(self.acl_text if self.acl_text is not None else shipped_acl(self.venue))
+        tables = self.tables if self.tables is not None else [
+            u for u in self.passwords if u not in ROLES]
         port, self.tls_port = free_port(), free_port()
-        conf = substitute((DEPLOY / "mosquitto.conf").read_text(), {
-            "password_file /etc/mosquitto/tablesvc.passwd": f"password_file {passwd}",
-            "acl_file /etc/mosquitto/tablesvc.acl": f"acl_file {acl}",
-            "/etc/mosquitto/certs/server.crt": str(certs / "server.crt"),
-            "/etc/mosquitto/certs/server.key": str(certs / "server.key"),
-            "/etc/mosquitto/certs/ca.crt": str(certs / "ca.crt"),
-            "listener 1883 127.0.0.1": f"listener {port} 127.0.0.1",
-            "listener 8883\n": f"listener {self.tls_port}\n",
-        }, "deploy/mosquitto.conf")
+        install_broker(self.folder / "etc", self.certs, self.venue, tables, self.passwords,
+                       port=port, tls_port=self.tls_port)
+        if self.acl_text is not None:
+            (self.folder / "etc" / "tablesvc.acl").write_text(self.acl_text)
+        conf = (self.folder / "etc" / "conf.d" / "tablesvc.conf").read_text()
         self.broker = Mosquitto(self.folder, port=port, conf=conf)
 
     @property
@@ -93,7 +97,7 @@ class VenueBroker:
 
     @property
     def ca(self) -> Path:
-        return self.folder / "certs" / "ca.crt"
+        return self.folder / "etc" / "certs" / "ca.crt"
 
     def password_file(self, user: str) -> Path:
         path = self.folder / f"{user}.pass"
@@ -124,15 +128,29 @@ class VenueBroker:
                       else password, client_id=client_id, tls=tls)
 
 
-def shipped_acl(venue: str) -> str:
-    return (DEPLOY / "tablesvc.acl").read_text().replace("@VENUE@", venue)
+def shipped_acl(venue: str, tables: list[str]) -> str:
+    """The ACL deploy/venue-acl.sh writes for these tables."""
+    out = subprocess.run(["sh", str(DEPLOY / "venue-acl.sh"), venue, *tables],
+                         capture_output=True, text=True, check=True, timeout=30)
+    return out.stdout
+
+
+class Reachable(Protocol):
+    """Where a client finds a broker: its plain and TLS ports and the CA it checks."""
+
+    @property
+    def port(self) -> int: ...
+    @property
+    def tls_port(self) -> int: ...
+    @property
+    def ca(self) -> Path: ...
 
 
 class Client:
     """A paho client (MQTT 5) of one user that records what it gets: connection results,
     subscription grants, PUBACK reason codes and messages."""
 
-    def __init__(self, venue: VenueBroker, user: str, password: str, *, client_id: str = "",
+    def __init__(self, venue: Reachable, user: str, password: str, *, client_id: str = "",
                  tls: bool = True) -> None:
         self.user = user
         self.lock = threading.Lock()
@@ -213,23 +231,15 @@ class Client:
 
 def edge_broker(folder: Path, venue: str, table: str, password: str, central_port: int,
                 ca: Path) -> Mosquitto:
-    """deploy/mosquitto-edge.conf for one table: a broker beside the service, bridged to the
+    """deploy/install-edge.sh for one table: a broker beside the service, bridged to the
     central broker at ``central_port`` (on localhost, as its certificate names it)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    passwd = folder / "tablesvc.passwd"
-    make_passwords(passwd, {table: password})
-    acl = folder / "tablesvc.acl"
-    acl.write_text(shipped_acl(venue))
+    etc = folder / "etc"
+    etc.mkdir(parents=True, exist_ok=True)
+    secret = folder / "mqtt.pass"
+    secret.write_text(password + "\n")
+    secret.chmod(0o600)
     port = free_port()
-    text = (DEPLOY / "mosquitto-edge.conf").read_text()
-    text = substitute(text, {
-        "password_file /etc/mosquitto/tablesvc.passwd": f"password_file {passwd}",
-        "acl_file /etc/mosquitto/tablesvc.acl": f"acl_file {acl}",
-        "listener 1883 127.0.0.1": f"listener {port} 127.0.0.1",
-        "address @CENTRAL@:8883": f"address localhost:{central_port}",
-        "bridge_cafile /etc/mosquitto/certs/ca.crt": f"bridge_cafile {ca}",
-        "remote_password @PASSWORD@": f"remote_password {password}",
-    }, "deploy/mosquitto-edge.conf")
-    text = text.replace("@VENUE@", venue).replace("@TABLE@", table)
-    assert "@" not in "".join(line for line in text.splitlines() if not line.startswith("#"))
-    return Mosquitto(folder, port=port, conf=text)
+    run_script("install-edge.sh", [str(secret), str(ca)], {
+        "ETC": str(etc), "OWNER": getpass.getuser(), "VENUE": venue, "TABLE": table,
+        "CENTRAL": "localhost", "CENTRAL_PORT": str(central_port), "PORT": str(port)})
+    return Mosquitto(folder, port=port, conf=(etc / "conf.d" / "tablesvc-edge.conf").read_text())

@@ -390,10 +390,10 @@ class Publisher:
                       props: Any = None) -> None:
         try:
             if any(getattr(c, "is_failure", False) or c == 128 for c in codes):
-                base = self.prefix.rsplit("/", 1)[0]
                 log.error("the broker does not let this table read its commands",
                           topic=self.topic("cmd/+"), username=self.cfg.username,
-                          acl_line_needed=f"pattern read {base}/%u/cmd/+")
+                          acl_line_needed=(f"user {self.cfg.username} / topic read "
+                                           f"{self.topic('cmd/+')} (deploy/venue-acl.sh)"))
         except Exception:
             log.exception("error in the MQTT subscribe callback")
 

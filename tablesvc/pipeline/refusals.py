@@ -14,8 +14,8 @@ Pure bookkeeping, no I/O: the publisher logs the reports and puts ``summary()`` 
 retained ``status``.
 
 >>> r = RefusalReport("tablesvc/v1", "demo", "t01", "t01")
->>> r.refused("tablesvc/v1/demo/t01/secure/events", "Not authorized", 0).acl
-'pattern write tablesvc/v1/demo/%u/secure/events'
+>>> r.refused("tablesvc/v1/demo/t01/secure/events", "Not authorized", 0).acl.split(" (")[0]
+'user t01 / topic write tablesvc/v1/demo/t01/secure/events'
 >>> r.refused("tablesvc/v1/demo/t01/secure/events", "Not authorized", 1000) is None
 True
 """
@@ -93,7 +93,8 @@ class RefusalReport:
                 for (t, r), s in sorted(self.seen.items())]
 
     def acl_fix(self, topic: str, reason: str) -> str:
-        """The line of deploy/tablesvc.acl that lets the table's user publish ``topic``."""
+        """The lines of the venue's ACL (deploy/venue-acl.sh) that let the table's user
+        publish ``topic``."""
         if not any(word in reason.lower() for word in NOT_AUTHORIZED):
             return ""
         sub = topic.removeprefix(self.prefix) if topic.startswith(self.prefix) else None
@@ -109,7 +110,8 @@ class RefusalReport:
             return (f"(the table connects without a username: set mqtt.username and give the "
                     f"user: topic write {base}/{self.table}/{sub})")
         if self.username == self.table:
-            return f"pattern write {base}/%u/{sub}"
+            return (f"user {self.table} / topic write {base}/{self.table}/{sub} (the lines "
+                    "deploy/venue-acl.sh writes for each table it is given)")
         return (f"user {self.username} / topic write {base}/{self.table}/{sub} (or name the "
-                f"table's broker user {self.table!r}, as its [table] id, so that the shipped "
-                "pattern lines apply)")
+                f"table's broker user {self.table!r}, as its [table] id, and give it to "
+                "deploy/venue-acl.sh with the venue's tables)")

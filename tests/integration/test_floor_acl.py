@@ -1,4 +1,4 @@
-"""The shipped ACL (deploy/tablesvc.acl) on a real mosquitto: the floor role reads every public
+"""The shipped ACL (deploy/venue-acl.sh) on a real mosquitto: the floor role reads every public
 topic of a table, sends exactly ``cmd/ack_alert`` and reads its replies, and nothing else:
 no other command reaches the table and no secure event reaches the floor."""
 
@@ -16,6 +16,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesvc.brokers.mosquitto import Mosquitto, wait_until
+from tests.venue import shipped_acl
 
 ROOT = Path(__file__).resolve().parents[2]
 VENUE = "venue1"
@@ -34,7 +35,7 @@ def acl_broker(tmp_path: Path) -> Iterator[Mosquitto]:
         subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, pw], check=True,
                        capture_output=True)
     acl = tmp_path / "tablesvc.acl"
-    acl.write_text((ROOT / "deploy" / "tablesvc.acl").read_text().replace("@VENUE@", VENUE))
+    acl.write_text(shipped_acl(VENUE, ["t01"]))
     b = Mosquitto(tmp_path, extra_conf=f"password_file {passwd}\nacl_file {acl}\n")
     b.conf.write_text(b.conf.read_text().replace("allow_anonymous true",
                                                  "allow_anonymous false"))

@@ -285,3 +285,23 @@ def test_a_backlog_goes_out_over_tls_through_a_full_in_flight_window_and_nothing
     assert [p["seq"] for p in reader.on(f"{P}/t01/events")] == list(range(1, total + 1))
     assert pub.peak_inflight == 200  # the window was used to the full, and never beyond
     assert pub.refused == 0
+
+
+def test_no_role_user_can_publish_under_a_table_prefix_named_as_itself(
+        connect: Callable[..., Client]) -> None:
+    # with per-user pattern lines (%u), "floor" could write tablesvc/v1/<venue>/floor/alerts
+    # and the floor console would show a table "floor" with its alerts: the ACL now names
+    # each table's topics for that table's user only
+    floor = connect("floor")
+    assert floor.connected()
+    for role in ROLES:
+        floor.subscribe(f"{P}/{role}/#")
+    for role in ROLES:
+        c = connect(role)
+        assert c.connected(), role
+        for sub in ("status", "state", "events", "alerts", "devices/shoe", "secure/events"):
+            assert c.publish(f"{P}/{role}/{sub}", {"seq": 1, "severity": "critical"},
+                             retain=sub == "status") == NOT_AUTHORIZED, (role, sub)
+        assert c.publish(f"{P}/t01/alerts", {"seq": 1}) == NOT_AUTHORIZED, role
+    settle()
+    assert floor.messages == []

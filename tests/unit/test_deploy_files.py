@@ -61,8 +61,9 @@ def test_udev_rules_name_adapters_by_serial_number_or_by_the_port_they_are_plugg
         assert any('ENV{ID_PATH}' in r and 'IMPORT{builtin}="path_id"' in r for r in by), name
 
 
-def test_the_acl_and_bridge_templates_have_no_venue_written_in() -> None:
-    acl = (DEPLOY / "tablesvc.acl").read_text()
+def test_the_bridge_template_has_no_venue_table_or_password_written_in() -> None:
     edge = (DEPLOY / "mosquitto-edge.conf").read_text()
-    assert "venue1" not in acl and "@VENUE@" in acl
-    assert "@VENUE@" in edge and "@TABLE@" in edge
+    assert "@VENUE@" in edge and "@TABLE@" in edge and "@CENTRAL@" in edge
+    # the password is appended by deploy/install-edge.sh, never substituted into a line
+    assert "remote_password" not in "".join(
+        line for line in edge.splitlines() if not line.startswith("#"))

@@ -37,11 +37,13 @@ def chromium_paths() -> tuple[str, str]:
     return binary, driver
 
 
-def open_browser(profile: Path, width: int = 1920, height: int = 1080) -> WebDriver:
+def open_browser(profile: Path, width: int = 1920, height: int = 1080,
+                 flags: tuple[str, ...] = ()) -> WebDriver:
+    """``flags``: more of Chromium's, for one test."""
     binary, driver = chromium_paths()
     opts = Options()
     opts.binary_location = binary
-    for flag in FLAGS:
+    for flag in (*FLAGS, *flags):
         opts.add_argument(flag)
     opts.add_argument(f"--user-data-dir={profile}")
     opts.add_argument(f"--window-size={width},{height}")

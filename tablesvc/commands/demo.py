@@ -160,8 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     overlay_thread = None
     try:
         overlay_thread = start_in_thread(overlay)
+        url = overlay.url(with_token=True)  # the demo's own token, in its work folder
         console.print(f"[bold]broadcast overlay[/bold] (OBS browser source, 1920x1080): "
-                      f"{overlay.url()}  · in a browser: {overlay.url()}?background=felt\n")
+                      f"{url}  · in a browser: {url}&background=felt\n", soft_wrap=True)
         worker.start()
         if not watcher.online.wait(20) or not service.ready.wait(5):
             console.print("[red]the service did not come online; see the log in "

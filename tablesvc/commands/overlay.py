@@ -24,6 +24,15 @@ def run_overlay(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
     return asyncio.run(_serve(server))
 
 
+def announce(server: OverlayServer, terminal: bool) -> str:
+    """The line that gives the URL to put in OBS. The token is a secret: it is shown on a
+    terminal only; a service's journal or a file gets the name of the token's file instead."""
+    url = (server.url(with_token=True) if terminal
+           else f"{server.url()}?token=<the token in {server.s.token_file}>")
+    return (f"overlay of table {server.cfg.table.venue}/{server.cfg.table.id}: {url}  "
+            f"(1920x1080, delay {server.s.delay_s:g} s; Ctrl-C stops)")
+
+
 async def _serve(server: OverlayServer) -> int:
     try:
         await server.start()
@@ -31,11 +40,7 @@ async def _serve(server: OverlayServer) -> int:
         print(f"cannot serve the overlay on {server.s.host}:{server.s.port}: {err.strerror}",
               file=sys.stderr)
         return 1
-    token = (f"?token=<the token in {server.cfg.overlay.token_file}>"
-             if server.s.token else "")
-    print(f"overlay of table {server.cfg.table.venue}/{server.cfg.table.id}: "
-          f"{server.url()}{token}  (1920x1080, delay {server.s.delay_s:g} s; Ctrl-C stops)",
-          flush=True)
+    print(announce(server, sys.stdout.isatty()), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -127,12 +127,18 @@ class OverlaySection(_Section):
 
     host: str = Field("127.0.0.1", min_length=1, description="address the page is served on")
     port: int = Field(8765, ge=1, le=65535)
+    hostnames: list[str] = Field(default_factory=list, validate_default=True, description=(
+        "the host names and addresses browsers reach the page by (its Host), besides host; "
+        "required when host is a wildcard (0.0.0.0, ::)"))
     username: str = Field("", description="the broker user of the broadcast role (the only "
                           "one the ACL lets read secure/)")
     password_file: str = ""
-    token_file: str = Field("", validate_default=True,
-                            description="a file holding the token the page's URL must carry; "
-                            "required when host is not a loopback address")
+    token_file: str = Field("", description="a file holding the token every request must "
+                            "carry (at least 22 of A-Z a-z 0-9 - _, readable by its owner "
+                            "only); default: overlay.token in storage.dir, made at first start")
+    cert_file: str = Field("", description="the page's TLS certificate (PEM); required when "
+                           "host is not a loopback address")
+    key_file: str = Field("", validate_default=True, description="the certificate's key")
     layout: Literal[6, 9, 10] | None = Field(None, description="seats drawn around the table; "
                                              "default: the smallest that holds table.seats")
     theme: str = Field("", description="a CSS file loaded after the page's own: colours and "
@@ -140,14 +146,55 @@ class OverlaySection(_Section):
     photos: dict[str, str] = Field(default_factory=dict, description="player name -> image")
     flags: dict[str, str] = Field(default_factory=dict, description="player name -> image")
 
-    @field_validator("token_file")
+    @field_validator("hostnames")
     @classmethod
-    def _exposed(cls, token_file: str, info: ValidationInfo) -> str:
-        host = info.data.get("host")
-        if host is not None and not is_loopback(host) and not token_file:
-            raise ValueError(f"the page shows hole cards: served on {host} (beyond this "
-                             "machine) it needs a token_file")
-        return token_file
+    def _names(cls, hostnames: list[str], info: ValidationInfo) -> list[str]:
+        problem = overlay_names_problem(info.data.get("host"), hostnames)
+        if problem:
+            raise ValueError(problem)
+        return hostnames
+
+    @field_validator("key_file")
+    @classmethod
+    def _tls(cls, key_file: str, info: ValidationInfo) -> str:
+        problem = overlay_tls_problem(info.data.get("host"), info.data.get("cert_file"),
+                                      key_file)
+        if problem:
+            raise ValueError(problem)
+        return key_file
+
+
+WILDCARDS = frozenset({"0.0.0.0", "::", "[::]", ""})
+_NAME_RE = re.compile(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                      r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
+
+
+def overlay_names_problem(host: str | None, names: list[str]) -> str | None:
+    """``[overlay] hostnames``: names or addresses, and some when served on a wildcard."""
+    problems = []
+    for name in names:
+        try:
+            ipaddress.ip_address(name.strip("[]"))
+        except ValueError:
+            if not _NAME_RE.fullmatch(name):
+                problems.append(f"{name!r} is no host name or address (no scheme, no port)")
+    if host is not None and host in WILDCARDS and not names:
+        problems.append(f"served on {host or 'every address'} the page answers only to the "
+                        "names it is reached by (a rebound DNS name is refused): list them, "
+                        'hostnames = ["overlay-box", "192.0.2.7"]')
+    return "; ".join(problems) or None
+
+
+def overlay_tls_problem(host: str | None, cert_file: str | None, key_file: str) -> str | None:
+    """``[overlay] cert_file``/``key_file``: together, and required beyond this machine."""
+    if cert_file is None:  # cert_file itself is wrong: named already
+        return None
+    if bool(cert_file) != bool(key_file):
+        return "cert_file and key_file go together"
+    if host is not None and not is_loopback(host) and not cert_file:
+        return (f"the page shows hole cards: served on {host} (beyond this machine) it is "
+                "served over TLS only: set cert_file and key_file")
+    return None
 
 
 def is_loopback(host: str) -> bool:

@@ -8,11 +8,14 @@ picture to the page over a WebSocket. The page gets pictures, never messages, an
 the delay: a hole card cannot reach the browser before its time. A page opened (or reconnected)
 at any moment gets the current picture at once.
 
-Who may see it: the picture carries hole cards. By default the server listens on 127.0.0.1,
-so only this machine can reach it; it then also refuses requests whose Host is not a loopback
-name (a web page's DNS rebinding) and WebSocket connections opened by a page of another
-origin (any web site open in a browser on this machine could otherwise connect). Served on
-any other address it requires the token of ``[overlay] token_file`` in the page's URL.
+Who may see it: the picture carries hole cards, and any account on this machine can reach
+127.0.0.1. Every request (the page, its files, the WebSocket) must carry the overlay's token
+(``tablesvc.overlay.access``): in the URL when the page is served on a loopback address (the
+OBS browser source's URL); beyond this machine the page is served over TLS only, and a URL
+with the token is exchanged once for a cookie, so that the token does not stay in the address
+bar or the history. Wrong tokens are throttled per client address. Requests whose Host is
+not a name the page is served by (a web page's DNS rebinding) and requests from a page of
+another origin (any web site open in a browser could otherwise connect) are refused.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ import contextlib
 import hmac
 import json
 import socket
+import ssl
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -32,7 +37,24 @@ from typing import Any
 import structlog
 from aiohttp import WSMsgType, web
 
-from tablesvc.config.table import Config, ConfigError, is_loopback, resolve
+from tablesvc.config.table import (
+    WILDCARDS,
+    Config,
+    ConfigError,
+    is_loopback,
+    overlay_names_problem,
+    overlay_tls_problem,
+    resolve,
+)
+from tablesvc.overlay.access import (
+    COOKIE,
+    DEFAULT_TOKEN_FILE,
+    HEADERS,
+    HSTS,
+    Throttle,
+    make_token,
+    read_token,
+)
 from tablesvc.overlay.delay import DelayLine
 from tablesvc.overlay.feed import TableFeed
 from tablesvc.overlay.model import TableView
@@ -42,6 +64,9 @@ log = structlog.get_logger("tablesvc.overlay")
 STATIC = resources.files("tablesvc.overlay") / "static"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 LAYOUTS: tuple[int, ...] = (6, 9, 10)
+PAGE_FILES = ("/static/overlay.css", "/theme.css", "/static/overlay.js")
+"""What the page loads: given the token in their URL when the page's URL carries it."""
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass
@@ -52,15 +77,34 @@ class OverlaySettings:
     port: int
     delay_s: float
     layout: int
-    token: str | None
+    token: str
     password: str | None
     theme: Path | None
     photos: dict[str, Path] = field(default_factory=dict)
     flags: dict[str, Path] = field(default_factory=dict)
+    hostnames: tuple[str, ...] = ()
+    tls: ssl.SSLContext | None = None
+    token_file: Path | None = None
+
+    @property
+    def exposed(self) -> bool:
+        """Served beyond this machine: TLS, and the token kept in a cookie."""
+        return not is_loopback(self.host)
+
+    def answers_to(self) -> frozenset[str]:
+        """The names (Host) a request may be addressed to."""
+        names = {n.strip("[]").lower() for n in self.hostnames}
+        if self.host not in WILDCARDS:
+            names.add(self.host.strip("[]").lower())
+        if not self.exposed:
+            names |= LOOPBACK_NAMES
+        return frozenset(names)
 
     @classmethod
     def load(cls, cfg: Config, cfg_path: Path, host: str | None = None,
              port: int | None = None) -> OverlaySettings:
+        """Every problem listed at once; the token file is made at first start (when
+        ``token_file`` is not set) once nothing else is wrong."""
         o = cfg.overlay
         problems: list[str] = []
 
@@ -83,27 +127,54 @@ class OverlaySettings:
                 return None
             return path
 
-        token = read("token_file", o.token_file)
         password = read("password_file", o.password_file)
         theme = file("theme", o.theme) if o.theme else None
         photos = {n: p for n, v in o.photos.items() if (p := file(f"photos.{n}", v))}
         flags = {n: p for n, v in o.flags.items() if (p := file(f"flags.{n}", v))}
         host = host or o.host
-        if not is_loopback(host) and token is None and not o.token_file:
-            problems.append(f"overlay.host: served on {host} the page needs a token_file")
-        if problems:
+        for key, problem in (("hostnames", overlay_names_problem(host, o.hostnames)),
+                             ("key_file", overlay_tls_problem(host, o.cert_file, o.key_file))):
+            if problem:
+                problems.append(f"overlay.{key}: {problem}")
+        tls = None
+        if o.cert_file and o.key_file:
+            cert, private = file("cert_file", o.cert_file), file("key_file", o.key_file)
+            if cert and private:
+                tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+                try:
+                    tls.load_cert_chain(cert, private)
+                except (OSError, ssl.SSLError) as exc:
+                    problems.append(f"overlay.cert_file: {cert} with {private} is no PEM "
+                                    f"certificate and its key: {exc}")
+        if o.token_file:
+            token_file, key = resolve(cfg_path, o.token_file), "overlay.token_file"
+        else:
+            token_file = resolve(cfg_path, cfg.storage.dir) / DEFAULT_TOKEN_FILE
+            key = "overlay.token_file (not set: the default in storage.dir)"
+        token, problem = (read_token(token_file) if o.token_file or token_file.exists()
+                          else (None, None))
+        if problem:
+            problems.append(f"{key}: {problem}")
+        if not problems and token is None:
+            token, problem = make_token(token_file)
+            if problem:
+                problems.append(f"{key}: {problem}")
+        if problems or token is None:
             raise ConfigError(cfg_path, problems)
         layout: int = o.layout or next(n for n in LAYOUTS if n >= cfg.table.seats)
         return cls(host, port if port is not None else o.port, cfg.broadcast.delay_s, layout,
-                   token, password, theme, photos, flags)
+                   token, password, theme, photos, flags, tuple(o.hostnames), tls, token_file)
 
 
 class OverlayServer:
     """The delayed picture of one table and the pages that show it."""
 
-    def __init__(self, cfg: Config, settings: OverlaySettings) -> None:
+    def __init__(self, cfg: Config, settings: OverlaySettings,
+                 throttle: Throttle | None = None) -> None:
         self.cfg = cfg
         self.s = settings
+        self.throttle = throttle or Throttle()
+        self._names = settings.answers_to()
         self.model = TableView(table=f"{cfg.table.venue}/{cfg.table.id}")
         self.delay: DelayLine[tuple[str, Any]] = DelayLine(settings.delay_s)
         self.sockets: set[web.WebSocketResponse] = set()
@@ -124,6 +195,7 @@ class OverlayServer:
     # ------------------------------------------------------------------ life
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard])
+        app.on_response_prepare.append(self._headers)
         app.router.add_get("/", self._page)
         app.router.add_get("/ws", self._socket)
         app.router.add_get("/theme.css", self._theme)
@@ -146,10 +218,12 @@ class OverlayServer:
             await self._runner.cleanup()
             raise
         self.port = int(sock.getsockname()[1])  # port 0 (tests): the one the system gave
-        await web.SockSite(self._runner, sock).start()
+        await web.SockSite(self._runner, sock, ssl_context=self.s.tls).start()
         self._pump_task = asyncio.create_task(self._pump())
         self.feed.start()
-        log.info("overlay serving", url=self.url(), delay_s=self.s.delay_s)
+        # the token is a secret: the log names its file only
+        log.info("overlay serving", url=self.url(), token_file=str(self.s.token_file),
+                 delay_s=self.s.delay_s)
 
     async def stop(self) -> None:
         self.feed.stop()
@@ -161,9 +235,11 @@ class OverlayServer:
             await self._runner.cleanup()
 
     def url(self, with_token: bool = False) -> str:
-        host = f"[{self.s.host}]" if ":" in self.s.host else self.s.host
-        query = f"?token={self.s.token}" if with_token and self.s.token else ""
-        return f"http://{host}:{self.port}/{query}"
+        """The page's URL; with the token, the one to give OBS (a secret)."""
+        name = self.s.hostnames[0] if self.s.host in WILDCARDS else self.s.host
+        host = f"[{name}]" if ":" in name else name
+        query = f"?token={self.s.token}" if with_token else ""
+        return f"{'https' if self.s.tls else 'http'}://{host}:{self.port}/{query}"
 
     # ------------------------------------------------------------------ the feed (paho's thread)
     def _from_feed(self, topic: str, payload: Any, arrived: float) -> None:
@@ -223,26 +299,57 @@ class OverlayServer:
                 self.sockets.discard(ws)
 
     # ------------------------------------------------------------------ who may ask
-    def _token_ok(self, request: web.Request) -> bool:
-        if self.s.token is None:
-            return True
-        given = request.query.get("token", "")
-        return hmac.compare_digest(given.encode(), self.s.token.encode())
+    def _token(self, request: web.Request) -> tuple[bool, bool]:
+        """(a token was presented, one of them is right), from the URL or the cookie."""
+        given = [t for t in (request.query.get("token"), request.cookies.get(COOKIE)) if t]
+        want = self.s.token.encode()
+        return bool(given), any(hmac.compare_digest(t.encode(), want) for t in given)
 
     @web.middleware
-    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if self.s.token is None and (request.url.host or "").strip("[]") not in (
-                LOOPBACK_NAMES | {self.s.host}):
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if (request.url.host or "").strip("[]").lower() not in self._names:
             return web.Response(status=421, text="this overlay answers to its own address only")
-        response: web.StreamResponse = await handler(request)
-        return response
+        address = request.remote or "?"
+        wait = self.throttle.locked(address)
+        if wait:
+            return web.Response(status=429, text="too many wrong tokens from this address",
+                                headers={"Retry-After": str(int(wait) + 1)})
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != f"{request.scheme}://{request.host}":
+            return web.Response(status=403, text="the overlay's picture is for its own page")
+        presented, right = self._token(request)
+        if not right:
+            if presented:
+                locked = self.throttle.failed(address)
+                if locked:  # one line a lockout; never the token tried
+                    log.warning("wrong overlay tokens: address refused for a while",
+                                remote=address, seconds=locked)
+            return web.Response(status=403, text="this page needs the overlay's token: open "
+                                "the URL tablesvc overlay printed at start")
+        self.throttle.succeeded(address)
+        if self.s.exposed and request.path == "/" and "token" in request.query:
+            # the token for a cookie, once: it does not stay in the address bar or history
+            rest = request.url.query.copy()
+            rest.popall("token")
+            response = web.Response(status=303, headers={
+                "Location": str(request.url.relative().with_query(rest))})
+            response.set_cookie(COOKIE, self.s.token, path="/", secure=True, httponly=True,
+                                samesite="Strict")
+            return response
+        return await handler(request)
+
+    async def _headers(self, request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.update(HEADERS)
+        if self.s.tls is not None:
+            response.headers["Strict-Transport-Security"] = HSTS
 
     # ------------------------------------------------------------------ routes
     async def _page(self, request: web.Request) -> web.StreamResponse:
-        if not self._token_ok(request):
-            return web.Response(status=403, text="this page needs the overlay's token")
-        return web.Response(text=(STATIC / "overlay.html").read_text(encoding="utf-8"),
-                            content_type="text/html", headers={"Cache-Control": "no-store"})
+        html = (STATIC / "overlay.html").read_text(encoding="utf-8")
+        if request.query.get("token"):  # on loopback the page's files need it too
+            for path in PAGE_FILES:
+                html = html.replace(f'"{path}"', f'"{path}?token={self.s.token}"')
+        return web.Response(text=html, content_type="text/html")
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
@@ -250,12 +357,11 @@ class OverlayServer:
         if name not in types:
             raise web.HTTPNotFound()
         return web.Response(text=(STATIC / name).read_text(encoding="utf-8"),
-                            content_type=types[name], headers={"Cache-Control": "no-store"})
+                            content_type=types[name])
 
     async def _theme(self, request: web.Request) -> web.StreamResponse:
         text = self.s.theme.read_text(encoding="utf-8") if self.s.theme else ""
-        return web.Response(text=text, content_type="text/css",
-                            headers={"Cache-Control": "no-store"})
+        return web.Response(text=text, content_type="text/css")
 
     async def _file(self, request: web.Request) -> web.StreamResponse:
         path = self._media.get((request.match_info["kind"], request.match_info["n"]))
@@ -264,11 +370,6 @@ class OverlayServer:
         return web.FileResponse(path)
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
-        if not self._token_ok(request):
-            return web.Response(status=403, text="this page needs the overlay's token")
-        origin = request.headers.get("Origin")
-        if origin is not None and origin != f"{request.scheme}://{request.host}":
-            return web.Response(status=403, text="the overlay's picture is for its own page")
         ws = web.WebSocketResponse(heartbeat=15)
         await ws.prepare(request)
         self.sockets.add(ws)

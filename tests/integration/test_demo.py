@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,3 +27,6 @@ def test_a_clean_demo_ends_without_a_warning_or_critical_alert() -> None:
     assert done.returncode == 0, out
     assert "hand_ended" in out
     assert "WARNING" not in out and "CRITICAL" not in out, out
+    # the overlay's URL carries its token (the page answers nothing without it)
+    assert re.search(r"broadcast overlay \(OBS browser source, 1920x1080\): "
+                     r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{43} ", out), out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -28,7 +29,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.mosquitto import Mosquitto, free_port, wait_until
 from tablesvc.overlay.server import start_in_thread, stop_thread
-from tests.browser import screenshot
+from tests.browser import open_browser, screenshot
 from tests.conftest import ROOT, ServiceProcess, Subscriber
 from tests.integration.conftest import PLAYERS, PREFIX, start_service
 from tests.integration.test_overlay_server import controller, hole_cards, overlay
@@ -46,6 +47,35 @@ window.WebSocket = function (url, protocols) {
 };
 window.WebSocket.prototype = Native.prototype;
 """
+# Inside the page too: every breach of its Content-Security-Policy the browser reports.
+CSP_WATCH = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));
+"""
+
+
+def watch_csp(browser: WebDriver) -> None:
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_WATCH})
+
+
+def no_csp_breach(browser: WebDriver) -> None:
+    """The page ran under its policy without one breach; and the policy holds: a script put
+    into the page (as an injected name would be) does not run, and is reported."""
+    assert browser.execute_script("return window.__csp") == []
+    browser.execute_script("""
+      const s = document.createElement("script");
+      s.textContent = "window.__ran = true";
+      document.body.append(s);""")
+    wait_until(lambda: browser.execute_script("return window.__csp.length") == 1, 5,
+               "the breach to be reported")
+    assert browser.execute_script("return window.__ran") is None
+    assert browser.execute_script("return window.__csp")[0].startswith("script-src")
+
+
+def token_of(cfg: Path) -> str:
+    """The token ``tablesvc overlay`` made at its first start, in the table's storage dir."""
+    return (cfg.parent / "store" / "overlay.token").read_text().strip()
 
 
 class OverlayProcess:
@@ -234,7 +264,8 @@ def test_the_page_shows_the_cards_the_odds_the_pot_and_the_winner_the_events_say
                              extra=f"[overlay]\nport = {port}\n")
     overlay = overlays(cfg, port)
     dealer = rig.start(hands=1)
-    url = f"http://127.0.0.1:{port}/?background=felt"
+    url = f"http://127.0.0.1:{port}/?token={token_of(cfg)}&background=felt"
+    watch_csp(browser)
     checked_odds, opened = 0, False
     seen = 0
     while dealer.is_alive() and checked_odds < 3:
@@ -285,6 +316,7 @@ def test_the_page_shows_the_cards_the_odds_the_pot_and_the_winner_the_events_say
     overlays(cfg, port)
     wait_until(lambda: page(browser)["connected"] == "true", 20, "the page to reconnect")
     wait_until(lambda: page(browser)["hand"] == before["hand"], 10, "the hand again")
+    no_csp_breach(browser)
     assert svc.stop() == 0
 
 
@@ -310,7 +342,7 @@ def test_the_page_runs_the_video_delay_behind_and_never_gets_a_hole_card_early(
                   f"[overlay]\nport = {port}\n")
         overlays(cfg, port)
         browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
-        browser.get(f"http://127.0.0.1:{port}/?background=felt")
+        browser.get(f"http://127.0.0.1:{port}/?token={token_of(cfg)}&background=felt")
         wait_until(lambda: page(browser)["connected"] == "true", 10, "the page to connect")
         draw_rig.start(hands=1).join(120)
         wait_until(lambda: any(e["type"] == "hand_ended" for e in sub.events()), 30,
@@ -349,14 +381,27 @@ def test_the_page_runs_the_video_delay_behind_and_never_gets_a_hole_card_early(
     screenshot(browser, "overlay_draw_result")
 
 
+PHOTO = ('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8">'
+         '<rect width="8" height="8" fill="#e91e63"/></svg>')
+
+
+def photo_shown(browser: WebDriver, seat: int) -> bool:
+    """Whether the seat's photo was loaded (the server answered it, the policy let it in)."""
+    return bool(browser.execute_script(
+        "const img = document.querySelector(`.seat[data-seat='${arguments[0]}'] .photo`);"
+        "return img && !img.hidden && img.complete && img.naturalWidth > 0", seat))
+
+
 def test_the_tournament_strip_shows_the_level_the_blinds_and_ante_and_the_chip_leader(
-        broker: Mosquitto, browser: WebDriver) -> None:
-    server = overlay(broker)
+        broker: Mosquitto, browser: WebDriver, tmp_path: Path) -> None:
+    (tmp_path / "ben.svg").write_text(PHOTO)
+    server = overlay(broker, photos={"Ben": tmp_path / "ben.svg"})
     thread = start_in_thread(server)
     try:
         wait_until(lambda: server.linked, 10, "the overlay to subscribe")
         hole_cards(broker)
-        browser.get(f"http://127.0.0.1:{server.port}/?background=felt")
+        watch_csp(browser)
+        browser.get(f"{server.url(with_token=True)}&background=felt")
         wait_until(lambda: page(browser)["hand"] == "1", 10, "the hand")
         strip = "return document.getElementById('tourney').hidden"
         assert browser.execute_script(strip) is True  # no controller: no strip
@@ -367,5 +412,40 @@ def test_the_tournament_strip_shows_the_level_the_blinds_and_ante_and_the_chip_l
             "document.getElementById(i).innerText)")
         assert shown == ["LEVEL 3", "300/600 \u00b7 BB ANTE 75", "CHIP LEADER ANN 20,000"]
         screenshot(browser, "overlay_tournament")
+        wait_until(lambda: photo_shown(browser, 2), 10, "Ben's photo (its URL has the token)")
+        no_csp_breach(browser)
     finally:
+        stop_thread(*thread)
+
+
+def test_beyond_this_machine_chromium_trades_the_token_for_a_cookie_over_tls(
+        broker: Mosquitto, venue_certs: Path, tmp_path: Path) -> None:
+    """OBS on another machine: the URL with the token once, then a page at a URL without it,
+    whose files, photos and picture come with the cookie alone (the certificate is the
+    venue CA's, which this browser profile does not know: its errors are ignored)."""
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(venue_certs / "server.crt", venue_certs / "server.key")
+    (tmp_path / "ben.svg").write_text(PHOTO)
+    server = overlay(broker, host="0.0.0.0", hostnames=("localhost",), tls=tls,
+                     photos={"Ben": tmp_path / "ben.svg"})
+    thread = start_in_thread(server)
+    browser = open_browser(tmp_path / "chromium-profile", flags=("--ignore-certificate-errors",))
+    try:
+        wait_until(lambda: server.linked, 10, "the overlay to subscribe")
+        hole_cards(broker)
+        watch_csp(browser)
+        url = server.url(with_token=True)
+        assert url.startswith(f"https://localhost:{server.port}/?token=")
+        browser.get(url + "&background=felt")
+        wait_until(lambda: page(browser)["hand"] == "1", 10, "the hand")
+        assert browser.current_url == f"https://localhost:{server.port}/?background=felt"
+        assert browser.execute_script("return document.cookie") == ""  # HttpOnly
+        assert page(browser)["seats"]["2"]["cards"] == ["As", "Kd"]
+        wait_until(lambda: photo_shown(browser, 2), 10, "Ben's photo, with the cookie")
+        browser.refresh()  # the cookie alone opens the page again
+        wait_until(lambda: page(browser)["connected"] == "true", 10, "the page to connect")
+        screenshot(browser, "overlay_tls_cookie")
+        no_csp_breach(browser)
+    finally:
+        browser.quit()
         stop_thread(*thread)

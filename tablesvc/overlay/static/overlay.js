@@ -91,8 +91,14 @@
     layout = n;
   }
 
+  // served on this machine the token is in the page's URL, and every request carries it;
+  // served beyond it the page traded the token for a cookie, and its URL has none
+  const token = params.get("token");
+  const withToken = (path) => (token ? path + "?token=" + encodeURIComponent(token) : path);
+
   function setImage(img, src) {
     if (src) {
+      src = withToken(src);
       if (img.getAttribute("src") !== src) img.src = src;
       img.hidden = false;
     } else {
@@ -220,9 +226,7 @@
   let retry = 0;
   function connect() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const token = params.get("token");
-    const ws = new WebSocket(`${scheme}//${location.host}/ws` +
-      (token ? "?token=" + encodeURIComponent(token) : ""));
+    const ws = new WebSocket(`${scheme}//${location.host}${withToken("/ws")}`);
     ws.onopen = () => {
       retry = 0;
       document.body.dataset.connected = "true";

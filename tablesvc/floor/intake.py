@@ -62,6 +62,7 @@ from tablesvc.floor.store import Queries, Store, today
 from tablesvc.floor.venue import TournamentView, Venue
 from tablesvc.pipeline.publisher import read_password
 
+from tablesvc.pipeline.reach import Reach
 log = structlog.get_logger("tablesvc.floor.intake")
 
 BULK_BATCH = 500
@@ -238,6 +239,9 @@ class Intake:
         return c
 
     def topics(self) -> list[str]:
+        # why the broker cannot be reached, said once (not at every attempt)
+        self.reach = Reach(log, m.host, m.port, tls=bool(m.ca_file), username=m.username)
+        c.on_connect_fail = self.reach.connect_failed
         p = self.prefix
         return [f"{p}/+/status", f"{p}/+/state", f"{p}/+/devices/+", f"{p}/+/alerts",
                 f"{p}/+/events", f"{p}/+/cmd/ack_alert/reply",
@@ -265,20 +269,24 @@ class Intake:
                     props: Any = None) -> None:
         if getattr(rc, "is_failure", False) or (isinstance(rc, int) and rc != 0):
             self.refused = str(rc)
-            log.error("broker refused the connection", reason=str(rc),
-                      user=self.cfg.mqtt.username)
+            self.reach.refused(rc)
             return
         self.refused = None
         client.subscribe([(t, 1) for t in self.topics()])
         self.silence.listening(time.monotonic())
         self.connected.set()
-        log.info("connected", host=self.cfg.mqtt.host, port=self.cfg.mqtt.port)
+        log.info("connected", host=self.cfg.mqtt.host, port=self.cfg.mqtt.port,
+                 **self.reach.connected())
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                        props: Any = None) -> None:
         self.connected.clear()
         self.silence.listening(None)  # what the tables send now, the console cannot hear
-        log.warning("disconnected from the broker", reason=str(rc))
+        if was:
+            log.warning("disconnected from the broker", reason=str(rc))
+        else:
+            self.reach.closed(rc)  # before the broker answered: a TLS port without TLS?
+        was = self.connected.is_set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         topic = msg.topic

@@ -31,6 +31,11 @@ import structlog
 
 log = structlog.get_logger("tablesvc.pipeline.netloop")
 
+MIN_DELAY_S = 1.0
+MAX_DELAY_S = 10.0
+"""The wait before the next connection attempt: the first, doubled after each failure up to
+the last."""
+
 
 class Waker:
     """``threading.Event``'s ``set`` for a thread that waits in ``select``: a byte on a
@@ -75,11 +80,14 @@ class NetLoop:
     and the caller replaces the client."""
 
     def __init__(self, client: mqtt.Client, waker: Waker,
-                 min_delay_s: float = 1.0, max_delay_s: float = 10.0) -> None:
+                 min_delay_s: float | None = None, max_delay_s: float | None = None,
+                 on_error: Callable[[BaseException], None] | None = None) -> None:
         self.client = client
         self.waker = waker
-        self._min = min_delay_s
-        self._max = max_delay_s
+        self._min = MIN_DELAY_S if min_delay_s is None else min_delay_s
+        self._max = MAX_DELAY_S if max_delay_s is None else max_delay_s
+        self.on_error = on_error
+        """Told why a connection attempt raised (``tablesvc.pipeline.reach``)."""
         self._delay = 0.0  # the wait before the next attempt, once one has failed
         self._next_try = 0.0  # monotonic seconds; 0: at once (the first connection)
 
@@ -141,6 +149,8 @@ class NetLoop:
         except (OSError, ValueError) as exc:
             log.debug("broker connection attempt failed", error=str(exc))
             self._lost()
+            if self.on_error is not None:
+                self.on_error(exc)
             return None
         sock = self.client.socket()
         if sock is None:

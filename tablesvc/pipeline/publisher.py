@@ -34,7 +34,8 @@ socket, so the broker publishes the will) and starts a new one; if that keeps ha
 sets ``failed``, and the service stops with an error so that systemd starts it afresh. A
 message the broker refuses is reported through ``tablesvc.pipeline.refusals``: once per
 topic and reason, then with back-off, in the log and in the retained ``status``, never as a
-message of its own.
+message of its own. A broker that cannot be reached is said once, with why
+(``tablesvc.pipeline.reach``): not at every reconnection attempt.
 
 Every map here is bounded: the messages in flight by paho's window (``mqtt.inflight``),
 the retained snapshots by their topics (latest value only), the route queues by
@@ -65,13 +66,15 @@ from tablesvc.pipeline.inflight import InFlight, Sent
 from tablesvc.pipeline.intake import take_command
 from tablesvc.pipeline.netloop import NetLoop, Waker
 from tablesvc.pipeline.outbox import Message, Outbox
+from tablesvc.pipeline.reach import EXPECTS_TLS, Reach
 from tablesvc.pipeline.refusals import RefusalReport
 
 log = structlog.get_logger("tablesvc.pipeline.publisher")
 
 ROUTES = ("events", "alerts", "secure/events")
 V5_ANSWER_TIMEOUT_MS = 3000
-"""With protocol "auto", a broker that does not answer a v5 CONNECT by then gets 3.1.1."""
+"""With protocol "auto", a broker that does not answer a v5 CONNECT by then (counted from the
+connection opening: no broker at all is no answer about the protocol) gets 3.1.1."""
 QUEUE_MAX = 10_000
 """Messages of one route kept in memory; beyond that the route is read from the outbox."""
 OUTBOX_BATCH = 500
@@ -157,12 +160,16 @@ class Publisher:
         self._protocol = mqtt.MQTTv5 if cfg.protocol in ("5", "auto") else mqtt.MQTTv311
         self._v5_failures = 0
         self._ever_connected = False
-        self._started_ms = 0
+        self._answered = False  # the broker answered a CONNECT (a refusal is an answer)
+        self._asked_ms = 0  # when the open connection's CONNECT went out (0: none open)
         self._thread: threading.Thread | None = None
         self.published = 0
         self.refused = 0
         base, venue, table = [*self.prefix.rsplit("/", 2), "", ""][:3]
         self.refusals = RefusalReport(base, venue, table, cfg.username)
+        self.reach = Reach(log, cfg.host, cfg.port, tls=bool(cfg.ca_file),
+                           username=cfg.username)
+        """Why the broker cannot be reached, said once (``tablesvc.pipeline.reach``)."""
         self._status_due = False
         # the sign of life (``alive``): when it is due next (the pipeline's thread only), and
         # that it is due now (set by that thread, cleared by the round that sends it)
@@ -173,7 +180,7 @@ class Publisher:
         self.failed: str | None = None
         """Why the publisher gave up (its network loop kept dying); the service stops."""
         self._client = self._make_client()
-        self._net = NetLoop(self._client, self._wake)
+        self._net = NetLoop(self._client, self._wake, on_error=self.reach.error)
         self._said_goodbye = False
 
     # ------------------------------------------------------------------ setup
@@ -205,7 +212,6 @@ class Publisher:
 
     def start(self) -> None:
         """Connect and start sending; what the outbox holds unacknowledged goes first."""
-        self._started_ms = now_ms()
         high = self.outbox.high_seq()
         for r in self._routes.values():
             r.seen = max(r.seen, high)
@@ -372,15 +378,17 @@ class Publisher:
 
     def _connect_answered(self, client: mqtt.Client, rc: Any) -> None:
         if rc.is_failure:
-            log.warning("broker refused the connection", reason=str(rc),
-                        host=self.cfg.host, port=self.cfg.port)
             if self.cfg.protocol == "auto" and self._protocol == mqtt.MQTTv5 and (
                     rc.value in (1, 132)):
-                self._v5_failures = 99
+                self._v5_failures = 99  # 3.1.1 is tried next: nothing to say yet
+            else:
+                self._answered = True  # in this protocol: no fallback, whatever it says
+                self.reach.refused(rc)  # said once, not at every attempt
             return
         self._ever_connected = True
         log.info("connected to broker", host=self.cfg.host, port=self.cfg.port,
-                 protocol="5" if self._protocol == mqtt.MQTTv5 else "3.1.1")
+                 protocol="5" if self._protocol == mqtt.MQTTv5 else "3.1.1",
+                 **self.reach.connected())
         client.subscribe(self.topic("cmd/+"), qos=1)
         self._greet = True  # the publisher thread says online and republishes the retained
         self._connected.set()
@@ -402,8 +410,15 @@ class Publisher:
         try:
             was = self._connected.is_set()
             self._connected.clear()
-            if self.cfg.protocol == "auto" and self._protocol == mqtt.MQTTv5 and not was:
-                self._v5_failures += 1  # closed before CONNACK: maybe a 3.1.1-only broker
+            trying_v5 = self.cfg.protocol == "auto" and self._protocol == mqtt.MQTTv5
+            if not was and not self._stop.is_set():
+                # closed before CONNACK: a TLS port spoken to without TLS (the probe tells),
+                # or, while v5 is tried, maybe a 3.1.1-only broker
+                tls_port = self.reach.trouble is not None and (
+                    self.reach.trouble.kind == EXPECTS_TLS)
+                if trying_v5 and not tls_port:
+                    self._v5_failures += 1
+                self.reach.closed(rc, quiet=trying_v5)
             if getattr(rc, "value", None) == SESSION_TAKEN_OVER and not self._stop.is_set():
                 self._taken_over()
             elif was and not self._stop.is_set():
@@ -514,10 +529,14 @@ class Publisher:
     def _maybe_fallback(self) -> None:
         if self.cfg.protocol != "auto" or self._protocol != mqtt.MQTTv5:
             return
-        if self._ever_connected or self._connected.is_set():
+        if self._ever_connected or self._answered or self._connected.is_set():
             return
         # some 3.1.1-only brokers answer a v5 CONNECT with a refusal, others never answer it
-        silent = now_ms() - self._started_ms > V5_ANSWER_TIMEOUT_MS
+        if self._client.socket() is None:
+            self._asked_ms = 0
+        elif not self._asked_ms:
+            self._asked_ms = now_ms()
+        silent = bool(self._asked_ms) and now_ms() - self._asked_ms > V5_ANSWER_TIMEOUT_MS
         if self._v5_failures < 2 and not silent:
             return
         log.info("broker does not answer MQTT 5; falling back to 3.1.1")
@@ -538,7 +557,8 @@ class Publisher:
         self._connected.clear()
         self._client = self._make_client()
         self._client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
-        self._net = NetLoop(self._client, self._wake)
+        self._net = NetLoop(self._client, self._wake, on_error=self.reach.error)
+        self._asked_ms = 0
 
     def _drop_socket(self) -> None:
         """Close the client's connection at once (the broker sees it go), without the

@@ -28,6 +28,7 @@ from paho.mqtt.properties import Properties
 from tablesvc.config.table import resolve
 from tablesvc.pipeline.publisher import read_password
 from tablesvc.tournament.config import TournamentConfig
+from tablesvc.pipeline.reach import Reach
 
 log = structlog.get_logger("tablesvc.tournament.link")
 
@@ -60,6 +61,7 @@ class Link:
         self._retained: dict[str, bytes] = {}
         self._lock = threading.Lock()
         m = cfg.mqtt
+        self._stopping = False  # a disconnection is then ours, not news for the log
         v5 = m.protocol == "5"
         client_id = m.client_id or f"controller-{cfg.tournament.venue}"
         c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, client_id=client_id,
@@ -82,6 +84,9 @@ class Link:
 
     def own(self, name: str) -> str:
         return f"{self.prefix}/{OWN}/{name}"
+        # why the broker cannot be reached, said once (not at every attempt)
+        self.reach = Reach(log, m.host, m.port, tls=bool(m.ca_file), username=m.username)
+        c.on_connect_fail = self.reach.connect_failed
 
     def topics(self) -> list[str]:
         p = self.prefix
@@ -108,6 +113,7 @@ class Link:
         self.client.loop_stop()
 
     # ------------------------------------------------------------------ out
+        self._stopping = True
     def command(self, table: str, cmd: str, body: dict[str, Any]) -> None:
         self.client.publish(f"{self.prefix}/{table}/cmd/{cmd}", json.dumps(body), qos=1)
 
@@ -134,8 +140,7 @@ class Link:
                     props: Any = None) -> None:
         if getattr(rc, "is_failure", False) or (isinstance(rc, int) and rc != 0):
             self.refused = str(rc)
-            log.error("broker refused the connection", reason=str(rc),
-                      user=self.cfg.mqtt.username)
+            self.reach.refused(rc)
             return
         self.refused = None
         client.subscribe([(t, 1) for t in self.topics()])
@@ -146,7 +151,8 @@ class Link:
         for name, payload in retained.items():
             client.publish(self.own(name), payload, qos=1, retain=True)
         self.connected.set()
-        log.info("connected", host=self.cfg.mqtt.host, port=self.cfg.mqtt.port)
+        log.info("connected", host=self.cfg.mqtt.host, port=self.cfg.mqtt.port,
+                 **self.reach.connected())
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                        props: Any = None) -> None:

@@ -2,7 +2,9 @@
 
 For the technician at the table box and for a floor terminal: it finds the broker and the
 topics in the table's own config, so there is nothing else to type. Secure events are shown
-only when asked for, and only a user the broker lets read them will receive any.
+only when asked for, and only a user the broker lets read them will receive any. A broker it
+cannot reach is named with why (``tablesvc.pipeline.reach``): no broker at the port, a host
+not found, TLS expected or not spoken, a certificate not trusted.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rich.console import Console
 
 from tablesvc.commands.render import render
 from tablesvc.config.table import Config, resolve
+from tablesvc.pipeline import reach
 from tablesvc.pipeline.publisher import read_password
 
 
@@ -53,6 +56,8 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
     refused: list[str] = []
     denied: list[str] = []
     dropped: list[float] = []
+    unanswered: list[reach.Trouble] = []  # connections closed before the broker answered
+    answered = threading.Event()  # the broker answered this connection (CONNACK)
     pending: dict[int, list[str]] = {}
 
     username = args.username if args.username is not None else cfg.mqtt.username
@@ -85,6 +90,7 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
             refused.append(str(rc))
             done.set()
             return
+        answered.set()
         subs = [(t, 1) for t in [*wanted, status_topic]]
         _, mid = client.subscribe(subs)
         if mid is not None:
@@ -105,6 +111,15 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
                       props: Any = None) -> None:
         if done.is_set():
             return
+        if not answered.is_set():
+            # closed before any answer: a TLS port spoken to without TLS (probed), or a broker
+            # that will not take this client at all; never another program's takeover
+            trouble = reach.closed_early(cfg.mqtt.host, cfg.mqtt.port, bool(ca_file), rc)
+            unanswered.append(trouble)
+            if trouble.kind == reach.EXPECTS_TLS or len(unanswered) >= 3:
+                done.set()
+            return
+        answered.clear()
         now = time.monotonic()
         dropped[:] = [t for t in dropped if now - t < 10] + [now]
         if len(dropped) >= 3:
@@ -144,7 +159,9 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
     try:
         client.connect(cfg.mqtt.host, cfg.mqtt.port, keepalive=cfg.mqtt.keepalive)
     except (OSError, ssl.SSLError) as exc:
-        return _fail(err, f"cannot reach the broker at {cfg.mqtt.host}:{cfg.mqtt.port}: {exc}")
+        trouble = reach.confirm(reach.from_error(exc, cfg.mqtt.host, cfg.mqtt.port,
+                                                 bool(ca_file)), cfg.mqtt.host, cfg.mqtt.port)
+        return _fail(err, f"cannot reach the broker: {trouble.text}")
     client.loop_start()
     started = time.monotonic()
     warned = False
@@ -171,6 +188,8 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
     if denied:
         who = f"user {username}" if username else "anonymous clients"
         return _fail(err, f"the broker denies {who} reading {', '.join(denied)}")
+    if unanswered and (unanswered[-1].kind == reach.EXPECTS_TLS or len(unanswered) >= 3):
+        return _fail(err, f"cannot reach the broker: {unanswered[-1].text}")
     if len(dropped) >= 3:
         return _fail(err, f"the broker keeps closing this connection: another program "
                      f"connected as user {username or '(anonymous)'} takes its place (the "

@@ -1,6 +1,6 @@
 """A broker that cannot be reached is named for what is wrong, once (issue 30).
 
-The table's publisher and the tournament controller's link against a real
+The table's publisher, the tournament controller's link and ``tablesvc watch`` against a real
 mosquitto set up as shipped (a plain listener and a TLS one): no broker at the port, TLS
 expected and not spoken, TLS spoken to a plain port, a certificate the CA file does not vouch
 for, a refused user. A program that keeps reconnecting says it in one warning however many
@@ -9,6 +9,8 @@ attempts fail, and its "connected" line says when it is over.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from tablesvc.pipeline.outbox import Outbox
 from tablesvc.pipeline.publisher import Publisher
 from tablesvc.tournament.config import TournamentConfig
 from tablesvc.tournament.link import Link
+from tests.conftest import ROOT
 from tests.venue import VenueBroker
 
 pytestmark = pytest.mark.integration
@@ -143,3 +146,28 @@ def test_the_tournament_link_says_once_that_the_broker_expects_tls(
     assert said[0]["reason"] == (f"the broker at localhost:{venue.tls_port} expects TLS (set "
                                  "mqtt.ca_file to the venue CA's certificate)")
 
+
+def watch(cfg: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tablesvc.commands.cli", "watch", "--config",
+                           str(cfg), *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("tls", [False, True])
+def test_watch_names_a_tls_mismatch_and_not_another_program_taking_its_place(
+        tmp_path: Path, venue: VenueBroker, tls: bool) -> None:
+    port = venue.port if tls else venue.tls_port
+    cfg = tmp_path / "t01.toml"
+    cfg.write_text(f'[table]\nvenue = "{VENUE}"\nid = "t01"\n[mqtt]\nhost = "localhost"\n'
+                   f'port = {port}\n' + (f'ca_file = "{venue.ca}"\n' if tls else ""))
+    done = watch(cfg, "--alerts", "--username", "floor", "--password-file",
+                 str(venue.password_file("floor")), "--timeout", "30")
+    err = " ".join(done.stderr.split())
+    assert done.returncode == 2, err
+    assert "takes its place" not in err
+    if tls:
+        assert f"the broker at localhost:{port} does not speak TLS" in err
+    else:
+        assert (f"cannot reach the broker: the broker at localhost:{port} expects TLS (set "
+                "mqtt.ca_file to the venue CA's certificate)") in err
+    assert "Traceback" not in err

@@ -12,9 +12,17 @@ import tomllib
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from tablesvc.config.table import ConfigError, resolve
+from tablesvc.config.venue_tables import TABLE_ID
 
 
 def loopback(host: str) -> bool:
@@ -42,6 +50,22 @@ class FloorSection(_Section):
         SILENT_AFTER_S, ge=1, le=3600, strict=True, allow_inf_nan=False,
         description="seconds without any message from a table before it is shown silent; "
         "keep it above the tables' 5 s sign of life (idle tables would flicker)")
+    tables: list[str] = Field(
+        default_factory=list, max_length=1000,
+        description="the venue's table ids: the console takes messages from these only "
+        "(and says once in its log when anything else writes below the venue); empty: any "
+        "table id")
+
+    @field_validator("tables")
+    @classmethod
+    def _table_ids(cls, tables: list[str]) -> list[str]:
+        bad = [t for t in tables if not TABLE_ID.fullmatch(t)]
+        if bad:
+            raise ValueError(f"not table ids (1-32 of letters, digits, _ and -): {bad}")
+        twice = sorted({t for t in tables if tables.count(t) > 1})
+        if twice:
+            raise ValueError(f"given twice: {twice}")
+        return tables
 
 
 class FloorMqtt(_Section):

@@ -61,8 +61,8 @@ from tablesvc.floor.silence import Silence, marked
 from tablesvc.floor.store import Queries, Store, today
 from tablesvc.floor.venue import TournamentView, Venue
 from tablesvc.pipeline.publisher import read_password
-
 from tablesvc.pipeline.reach import Reach
+
 log = structlog.get_logger("tablesvc.floor.intake")
 
 BULK_BATCH = 500
@@ -236,12 +236,12 @@ class Intake:
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message
         c.reconnect_delay_set(1, 10)
-        return c
-
-    def topics(self) -> list[str]:
         # why the broker cannot be reached, said once (not at every attempt)
         self.reach = Reach(log, m.host, m.port, tls=bool(m.ca_file), username=m.username)
         c.on_connect_fail = self.reach.connect_failed
+        return c
+
+    def topics(self) -> list[str]:
         p = self.prefix
         return [f"{p}/+/status", f"{p}/+/state", f"{p}/+/devices/+", f"{p}/+/alerts",
                 f"{p}/+/events", f"{p}/+/cmd/ack_alert/reply",
@@ -280,13 +280,13 @@ class Intake:
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                        props: Any = None) -> None:
+        was = self.connected.is_set()
         self.connected.clear()
         self.silence.listening(None)  # what the tables send now, the console cannot hear
         if was:
             log.warning("disconnected from the broker", reason=str(rc))
         else:
             self.reach.closed(rc)  # before the broker answered: a TLS port without TLS?
-        was = self.connected.is_set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         topic = msg.topic

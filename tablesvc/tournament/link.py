@@ -27,8 +27,8 @@ from paho.mqtt.properties import Properties
 
 from tablesvc.config.table import resolve
 from tablesvc.pipeline.publisher import read_password
-from tablesvc.tournament.config import TournamentConfig
 from tablesvc.pipeline.reach import Reach
+from tablesvc.tournament.config import TournamentConfig
 
 log = structlog.get_logger("tablesvc.tournament.link")
 
@@ -61,7 +61,6 @@ class Link:
         self._retained: dict[str, bytes] = {}
         self._lock = threading.Lock()
         m = cfg.mqtt
-        self._stopping = False  # a disconnection is then ours, not news for the log
         v5 = m.protocol == "5"
         client_id = m.client_id or f"controller-{cfg.tournament.venue}"
         c = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, client_id=client_id,
@@ -80,13 +79,13 @@ class Link:
         c.on_message = self._on_message
         c.reconnect_delay_set(1, 10)
         c.max_inflight_messages_set(1000)
+        # why the broker cannot be reached, said once (not at every attempt)
+        self.reach = Reach(log, m.host, m.port, tls=bool(m.ca_file), username=m.username)
+        c.on_connect_fail = self.reach.connect_failed
         self.client = c
 
     def own(self, name: str) -> str:
         return f"{self.prefix}/{OWN}/{name}"
-        # why the broker cannot be reached, said once (not at every attempt)
-        self.reach = Reach(log, m.host, m.port, tls=bool(m.ca_file), username=m.username)
-        c.on_connect_fail = self.reach.connect_failed
 
     def topics(self) -> list[str]:
         p = self.prefix
@@ -113,7 +112,6 @@ class Link:
         self.client.loop_stop()
 
     # ------------------------------------------------------------------ out
-        self._stopping = True
     def command(self, table: str, cmd: str, body: dict[str, Any]) -> None:
         self.client.publish(f"{self.prefix}/{table}/cmd/{cmd}", json.dumps(body), qos=1)
 
@@ -156,8 +154,12 @@ class Link:
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                        props: Any = None) -> None:
+        was = self.connected.is_set()
         self.connected.clear()
-        log.warning("disconnected from the broker", reason=str(rc))
+        if was:
+            log.warning("disconnected from the broker", reason=str(rc))
+        else:
+            self.reach.closed(rc)  # before the broker answered: a TLS port without TLS?
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         table, _, sub = msg.topic.removeprefix(self.prefix + "/").partition("/")

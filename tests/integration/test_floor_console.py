@@ -537,3 +537,35 @@ def test_a_browser_logs_in_with_the_login_form(tmp_path: Path, browser: WebDrive
         wait_until(lambda: text(browser, "#who") == "sam · log out", 10, "logged in")
     finally:
         floor.stop()
+
+
+def test_a_table_not_in_the_venue_list_never_reaches_the_grid_or_the_queue_and_is_logged_once(
+        tmp_path: Path, broker: Mosquitto) -> None:
+    floor = FloorProcess(tmp_path / "floor", VENUE, broker.port)
+    floor.config.write_text(floor.config.read_text().replace(
+        'name = "Main hall"\n', 'name = "Main hall"\ntables = ["t01"]\n'))
+    try:
+        floor.start()
+        wait_until(lambda: api(floor.url, "/healthz")["mqtt"], 10, "the console subscribed")
+        alert = {"seq": 1, "type": "alert", "name": "exposed_card", "severity": "critical",
+                 "rule": "EXPO-01", "seats": [3], "message": "an exposed card", "hand": 1}
+        publish(broker.port, [
+            (f"tablesvc/v1/{VENUE}/t01/status", {"state": "online"}, True),
+            # a broker set up by hand lets someone write as a table "broadcast", or as t09
+            (f"tablesvc/v1/{VENUE}/broadcast/status", {"state": "online"}, True),
+            (f"tablesvc/v1/{VENUE}/broadcast/alerts", alert, False),
+            (f"tablesvc/v1/{VENUE}/t09/alerts", alert, False),
+            (f"tablesvc/v1/{VENUE}/t09/alerts", {**alert, "seq": 2}, False),
+        ])
+        wait_until(lambda: api(floor.url, "/healthz")["not_a_table"] == 4, 10,
+                   "the four messages of no table of the venue, dropped")
+        snap = api(floor.url, "/api/snapshot")
+        assert [t["id"] for t in snap["tables"]] == ["t01"]
+        assert snap["groups"] == []
+    finally:
+        floor.stop()
+    said = [json.loads(line) for line in floor.log.read_text().splitlines()
+            if "no table of this venue" in line]
+    assert sorted((r["table"], r["why"]) for r in said) == [
+        ("broadcast", "not a table of this venue (floor.tables)"),
+        ("t09", "not a table of this venue (floor.tables)")]

@@ -32,7 +32,6 @@ from __future__ import annotations
 import collections
 import itertools
 import json
-import re
 import select
 import ssl
 import threading
@@ -53,6 +52,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tablesvc.config.table import resolve
+from tablesvc.config.venue_tables import TABLE_ID, VenueTables
 from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
 from tablesvc.floor.public import public_event, public_state
@@ -75,7 +75,7 @@ YIELD_S = 0.001
 since an alert is only recognised once read; storing the bulk can wait."""
 URGENT = frozenset({"alerts", "cmd/ack_alert/reply"})
 """Topics (below the table) that go ahead of the bulk."""
-TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+TABLE_RE = TABLE_ID
 """A table id (the tables' ``[table] id``): what the first topic level must be to be a table."""
 TOURNAMENT = ".tournament"
 """The controller's topic level, and the pseudo-table its alerts are kept under."""
@@ -189,6 +189,8 @@ class Intake:
         self._tournament_changed = False  # by the batch being stored
         self.lock = threading.Lock()  # guards venue for snapshot() from other threads
         self.silence = Silence(cfg.floor.silent_after_s)
+        self.tables = VenueTables(cfg.floor.tables, log, "floor.tables")
+        """The venue's tables: nothing else below the venue is taken for a table."""
         # the last ``status`` and ``devices/<name>`` of each table that is committed, and those
         # of the batch being stored: a service says its status again every 5 s (a sign of
         # life), which changes nothing to store or to show
@@ -211,8 +213,8 @@ class Intake:
                 for topic, body in topics.items():
                     self.tournament.apply(topic, body)
                 continue
-            if not TABLE_RE.fullmatch(table):
-                continue  # kept by an earlier version, which took any topic level for a table
+            if not self.tables.known(table):
+                continue  # kept by an earlier version, or before the table left the list
             self.silence.expect(table)
             for topic, body in topics.items():
                 self.venue.apply_retained(table, topic, body)
@@ -291,7 +293,7 @@ class Intake:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         topic = msg.topic
         table, _, sub = topic.removeprefix(self.prefix + "/").partition("/")
-        if TABLE_RE.fullmatch(table):
+        if self.tables.known(table):
             self.silence.heard(table, time.monotonic())
         self.inbox.put(_Received(topic, bytes(msg.payload), msg.mid, msg.qos),
                        urgent=sub in URGENT)
@@ -465,9 +467,8 @@ class Intake:
         if table == TOURNAMENT:
             self._controller(msg, sub, retained, alerts, changed)
             return
-        if not TABLE_RE.fullmatch(table):
+        if not self.tables.admits(table, msg.topic):
             self.stats["not_a_table"] += 1
-            log.warning("not a table's topic, dropped", topic=msg.topic)
             return
         if sub == "status" or sub.startswith("devices/"):
             if self._kept.get((table, sub)) == msg.payload:

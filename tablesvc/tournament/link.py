@@ -26,6 +26,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tablesvc.config.table import resolve
+from tablesvc.config.venue_tables import VenueTables
 from tablesvc.pipeline.publisher import read_password
 from tablesvc.pipeline.reach import Reach
 from tablesvc.tournament.config import TournamentConfig
@@ -56,7 +57,11 @@ class Link:
         self.cfg = cfg
         self.prefix = cfg.prefix()
         self.deliver = deliver
+        self.tables = VenueTables((t.id for t in cfg.tables), log, "the tournament's tables")
+        """Only the tournament's tables are heard; anything else below the venue is logged
+        once and dropped (paho's thread only)."""
         self.connected = threading.Event()
+        self._stopping = False  # a disconnection is then ours, not news for the log
         self.refused: str | None = None
         self._retained: dict[str, bytes] = {}
         self._lock = threading.Lock()
@@ -108,6 +113,7 @@ class Link:
             info = self.client.publish(self.own("status"), json.dumps({"state": "offline"}),
                                        qos=1, retain=True)
             info.wait_for_publish(2)
+        self._stopping = True
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -156,14 +162,16 @@ class Link:
                        props: Any = None) -> None:
         was = self.connected.is_set()
         self.connected.clear()
-        if was:
+        if was and self._stopping:
+            log.info("disconnected from the broker", reason=str(rc))
+        elif was:
             log.warning("disconnected from the broker", reason=str(rc))
         else:
             self.reach.closed(rc)  # before the broker answered: a TLS port without TLS?
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         table, _, sub = msg.topic.removeprefix(self.prefix + "/").partition("/")
-        if table == OWN or not sub:
+        if table == OWN or not sub or not self.tables.admits(table, msg.topic):
             self.ack(msg.mid, msg.qos)
             return
         self.deliver(Received(table, sub, bytes(msg.payload), msg.mid, msg.qos))

@@ -128,10 +128,19 @@ def load_chips(path: Path) -> dict[str, int]:
 
 
 def write_json_atomic(path: Path, doc: Any) -> None:
-    """Write a registry file so that a crash never leaves half a file behind."""
+    """Write a registry file so that a crash never leaves half a file behind.
+
+    The file is 0600 (a registry maps tags to cards: whoever reads it can read the hole cards
+    off the antennas' wire) and belongs to the owner of its folder: enrolled by root (``sudo
+    tablesvc deck enroll``), it is still the service user's to read, when the folder is that
+    user's as docs/OPERATIONS.md sets it up.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        folder = os.stat(path.parent)
+        if os.geteuid() == 0 and (folder.st_uid, folder.st_gid) != (0, 0):
+            os.fchown(fd, folder.st_uid, folder.st_gid)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1, sort_keys=True)
             f.write("\n")

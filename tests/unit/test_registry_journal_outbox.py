@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import doctest
 import json
+import os
+import stat
 import time
 import typing
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import Any
 import pytest
 
 from drivers.tsp import Frame, encode
-from tablesvc.config.registry import RegistryError, load_decks
+from tablesvc.config.registry import RegistryError, load_decks, write_json_atomic
 from tablesvc.core.inputs import (
     Command,
     EquityResult,
@@ -642,3 +644,19 @@ def test_reopening_a_long_segment_finds_its_end_as_a_full_read_would_without_rea
         assert tail_of(fd, size)[0] == len(data)
     finally:
         os.close(fd)
+
+
+def test_a_registry_file_is_private_and_belongs_to_its_folders_owner(tmp_path: Path) -> None:
+    # enrolled with sudo, a deck file must still be readable by the service's own user, who
+    # owns the registry folder; and by nobody else
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    owner = os.geteuid()
+    if owner == 0:  # root may give files away: the folder is "nobody"'s, as a service user's
+        owner = 65534
+        os.chown(folder, owner, owner)
+    target = folder / "RED-0001.json"
+    write_json_atomic(target, {"deck_id": "RED-0001", "cards": {}})
+    st = target.stat()
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    assert st.st_uid == owner

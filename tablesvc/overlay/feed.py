@@ -24,6 +24,7 @@ import structlog
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesvc.config.table import Config
+from tablesvc.pipeline.reach import Reach
 
 log = structlog.get_logger("tablesvc.overlay.feed")
 
@@ -64,6 +65,13 @@ class TableFeed:
         if cfg.mqtt.ca_file:
             client.tls_set(ca_certs=cfg.mqtt.ca_file, tls_version=ssl.PROTOCOL_TLS_CLIENT)
         client.reconnect_delay_set(1, 10)
+        m = cfg.mqtt
+        # why the broker cannot be reached, said once (not at every attempt)
+        self.reach = Reach(log, m.host, m.port, tls=bool(m.ca_file),
+                           username=o.username or "(anonymous)")
+        self._linked = False
+        self._stopping = False
+        client.on_connect_fail = self.reach.connect_failed
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
@@ -75,6 +83,7 @@ class TableFeed:
         self.client.loop_start()
 
     def stop(self) -> None:
+        self._stopping = True
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -82,18 +91,25 @@ class TableFeed:
                     props: Any = None) -> None:
         if rc != 0:
             self.refused = str(rc)
-            log.error("the broker refused the overlay's connection", reason=str(rc),
-                      user=self.cfg.overlay.username or "(anonymous)")
+            self.reach.refused(rc)  # said once, not at every attempt
             return
         self.refused = None
         client.subscribe([(f"{self.prefix}/{t}", 1) for t in TOPICS] +
                          [(f"{self.tournament}/{t}", 1) for t in TOURNAMENT_TOPICS])
-        log.info("subscribed", prefix=self.prefix)
+        log.info("subscribed", prefix=self.prefix, **self.reach.connected())
+        self._linked = True
         self.on_link(True)
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any,
                        props: Any = None) -> None:
-        log.warning("broker connection lost; reconnecting", reason=str(rc))
+        was, self._linked = self._linked, False
+        if not was:
+            self.reach.closed(rc)  # before the broker answered: a TLS port without TLS?
+            return
+        if self._stopping:
+            log.info("disconnected from the broker", reason=str(rc))
+        else:
+            log.warning("broker connection lost; reconnecting", reason=str(rc))
         self.on_link(False)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:

@@ -19,7 +19,8 @@ import pytest
 import structlog
 
 from tablesvc.brokers.mosquitto import Mosquitto, free_port, wait_until
-from tablesvc.config.table import MqttSection
+from tablesvc.config.table import MqttSection, load_config
+from tablesvc.overlay.feed import TableFeed
 from tablesvc.pipeline import netloop
 from tablesvc.pipeline.outbox import Outbox
 from tablesvc.pipeline.publisher import Publisher
@@ -141,6 +142,26 @@ def test_the_tournament_link_says_once_that_the_broker_expects_tls(
             wait_until(lambda: link.reach.failures >= ATTEMPTS, 20, "attempts to fail")
         finally:
             link.stop()
+    said = warnings(logs)
+    assert len(said) == 1, said
+    assert said[0]["reason"] == (f"the broker at localhost:{venue.tls_port} expects TLS (set "
+                                 "mqtt.ca_file to the venue CA's certificate)")
+
+
+def test_the_overlay_feed_says_once_that_the_broker_expects_tls(
+        tmp_path: Path, venue: VenueBroker) -> None:
+    cfg = tmp_path / "t01.toml"
+    cfg.write_text(f'[table]\nvenue = "{VENUE}"\nid = "t01"\n'
+                   f'[mqtt]\nhost = "localhost"\nport = {venue.tls_port}\n'
+                   '[overlay]\nusername = "broadcast"\n')
+    feed = TableFeed(load_config(cfg), "pw", lambda *a: None, lambda up: None)
+    feed.client.reconnect_delay_set(1, 1)  # paho's own back-off: 1 s at most
+    with structlog.testing.capture_logs() as logs:
+        feed.start()
+        try:
+            wait_until(lambda: feed.reach.failures >= ATTEMPTS, 20, "attempts to fail")
+        finally:
+            feed.stop()
     said = warnings(logs)
     assert len(said) == 1, said
     assert said[0]["reason"] == (f"the broker at localhost:{venue.tls_port} expects TLS (set "

@@ -3,12 +3,13 @@ aggregate, with tables that answer the controller's commands as a table service 
 
 ``ServedTournament`` runs, on a thread of its own with its own event loop: a ``Tournament``
 (the real aggregate), its ``Engine`` with a journal in a SQLite file, and ``TournamentWeb`` on
-a free loopback port. The engine's outbox is ``SeatedTables``: each table keeps its seats,
-takes ``configure``/``seat``/``unseat`` and answers them, and publishes its retained ``state``
-— what the MQTT link would hand the engine from a real table. A test plays hands at a table
-(``play_hand``) to make busts and counts. Everything reaches the engine on its loop, as the
-link's messages do. ``restart_web`` stops the web side and serves a new one on the same port, as
-a restarted controller does: the pages' sockets close and their sessions (in memory) are gone.
+a free loopback port (over TLS when given a certificate and its key). The engine's outbox is
+``SeatedTables``: each table keeps its seats, takes ``configure``/``seat``/``unseat`` and
+answers them, and publishes its retained ``state`` — what the MQTT link would hand the engine
+from a real table. A test plays hands at a table (``play_hand``) to make busts and counts.
+Everything reaches the engine on its loop, as the link's messages do. ``restart_web`` stops the
+web side and serves a new one on the same port, as a restarted controller does: the pages'
+sockets close and their sessions (in memory) are gone.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tablesvc.floor.db import open_sqlite
 from tablesvc.tournament.config import TournamentConfig
 from tablesvc.tournament.engine import Engine
 from tablesvc.tournament.link import Received
+from tablesvc.tournament.server import ssl_context
 from tablesvc.tournament.store import Journal
 from tablesvc.tournament.structure import Structure, parse_structure
 from tablesvc.tournament.tournament import Tournament
@@ -155,9 +157,11 @@ class ServedTournament:
     """The engine and the pages on a real port, on a loop of their own thread."""
 
     def __init__(self, tmp: Path, *, tables: dict[str, int], users: dict[str, str] | None = None,
-                 variant: int = 1) -> None:
+                 variant: int = 1, tls: tuple[Path, Path] | None = None) -> None:
         cfg_path = self.cfg_path = tmp / "tournament.toml"
         web_section: dict[str, Any] = {"port": free_port()}
+        if tls:
+            web_section["cert_file"], web_section["key_file"] = map(str, tls)
         if users:
             for name, password in users.items():
                 set_user(tmp / "users", name, password)
@@ -174,7 +178,7 @@ class ServedTournament:
         self.tables = SeatedTables(self.engine, tables)
         self.engine.out = self.tables
         self.web = TournamentWeb(self.cfg, cfg_path, self.engine)
-        self.url = f"http://127.0.0.1:{self.cfg.web.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.cfg.web.port}"
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
@@ -187,7 +191,8 @@ class ServedTournament:
     async def _site(self) -> None:
         self.runner = web.AppRunner(self.web.app(), access_log=None, shutdown_timeout=1.0)
         await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.cfg.web.port).start()
+        await web.TCPSite(self.runner, "127.0.0.1", self.cfg.web.port,
+                          ssl_context=ssl_context(self.cfg, self.cfg_path)).start()
 
     async def _close_site(self) -> None:
         await self.web.close_all()

@@ -23,6 +23,7 @@ from pydantic import (
 
 from tablesvc.config.table import ConfigError, resolve
 from tablesvc.config.venue_tables import TABLE_ID
+from tablesvc.web.hosts import split_host
 
 
 def loopback(host: str) -> bool:
@@ -93,6 +94,18 @@ class FloorWeb(_Section):
                                    "TLS (the browser speaks HTTPS to it)")
     session_hours: float = Field(12, gt=0, le=168)
     sound: bool = Field(True, description="critical alerts may beep (the page asks once)")
+    hostnames: list[str] = Field(
+        default_factory=list, max_length=32,
+        description="the names (name or name:port) browsers reach the console by, besides its "
+        "address: a request for any other host name is refused (DNS rebinding)")
+
+    @field_validator("hostnames")
+    @classmethod
+    def _hostnames(cls, names: list[str]) -> list[str]:
+        bad = [n for n in names if split_host(n) is None]
+        if bad:
+            raise ValueError(f"not a host name (name or name:port): {', '.join(map(repr, bad))}")
+        return names
 
     @model_validator(mode="after")
     def _secure_when_exposed(self) -> FloorWeb:

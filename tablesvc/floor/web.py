@@ -8,9 +8,12 @@ second per page), alerts and their groups go out at once. Four times a second th
 looks for tables that fell silent or spoke again (``tablesvc.floor.silence``) and sends them
 as table changes.
 
-Security: every page and API call needs a session when a users file is configured; state-
-changing calls need the ``X-Floor`` header (a cross-site form cannot send it) on top of the
-SameSite=Strict cookie; responses forbid framing and foreign scripts.
+Security is ``tablesvc.web.guard``'s (the tournament controller's pages share it): every
+request's ``Host`` must be one of the console's own names and its ``Origin``, if any, one of the
+console's pages; every page and API call needs a session when a users file is configured;
+state-changing calls need the ``X-Floor`` header (a cross-site form cannot send it) on top of
+the SameSite=Strict cookie; responses forbid framing and foreign scripts, and over TLS carry
+HSTS.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import json
 import re
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -35,6 +38,7 @@ from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
 from tablesvc.floor.intake import TABLE_RE, TOURNAMENT, AckError, Intake, initial_alerts, now_iso
 from tablesvc.floor.store import SEVERITIES, Queries, today
+from tablesvc.web.guard import Guard
 
 log = structlog.get_logger("tablesvc.floor.web")
 
@@ -45,16 +49,11 @@ PUSH_EVERY_S = 0.25
 DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 RULE_RE = re.compile(r"^[A-Z]+-\d{2,3}$")
 OPEN_PATHS = frozenset({"/login", "/static/floor.css", "/static/login.js", "/healthz"})
-HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                               "style-src 'self'; script-src 'self'; connect-src 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def refusal(status: int, message: str) -> web.Response:
+    """The console's error answer."""
+    return web.json_response({"error": message}, status=status)
 
 
 def titled(row: dict[str, Any]) -> dict[str, Any]:
@@ -143,6 +142,9 @@ class FloorApp:
             from tablesvc.config.table import resolve
 
             self.users = load_users(resolve(cfg_path, cfg.web.users_file))
+        self.guard = Guard(hostnames=cfg.web.hostnames, https=cfg.web.https, header="X-Floor",
+                           open_paths=OPEN_PATHS, user_of=self.user_of,
+                           login_at=lambda request: "/login", refusal=refusal)
 
     async def read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
@@ -152,32 +154,6 @@ class FloorApp:
         if self.users is None:
             return ""  # a screen on this machine only (127.0.0.1): no login
         return self.sessions.user(request.cookies.get(COOKIE))
-
-    # ------------------------------------------------------------------ middleware
-    @web.middleware
-    async def guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.path not in OPEN_PATHS and self.user_of(request) is None:
-            if request.path.startswith(("/api/", "/ws")):
-                resp: web.StreamResponse = web.json_response({"error": "log in first"},
-                                                             status=401)
-            else:
-                resp = web.HTTPFound("/login")
-            resp.headers.update(HEADERS)
-            return resp
-        if request.method == "POST" and request.path != "/login" and \
-                request.headers.get("X-Floor") != "1":
-            return web.json_response({"error": "missing X-Floor header"}, status=403)
-        try:
-            resp = await handler(request)
-        except web.HTTPException as exc:
-            exc.headers.update(HEADERS)
-            raise
-        resp.headers.update(HEADERS)
-        if request.path == "/login":
-            # with no-referrer a browser sends "Origin: null" on the form's POST, which the
-            # login's cross-site check cannot tell from another site's form
-            resp.headers["Referrer-Policy"] = "same-origin"
-        return resp
 
     # ------------------------------------------------------------------ pages
     async def page(self, name: str) -> web.Response:
@@ -204,9 +180,6 @@ class FloorApp:
     async def login(self, request: web.Request) -> web.StreamResponse:
         if self.users is None:
             raise web.HTTPFound("/")
-        origin = request.headers.get("Origin")
-        if origin and origin.split("://", 1)[-1] != request.host:
-            raise web.HTTPForbidden(text="login from another site refused")
         form = await request.post()
         name, password = str(form.get("user", "")), str(form.get("password", ""))
         stored = self.users.get(name)
@@ -344,7 +317,8 @@ class FloorApp:
 
     # ------------------------------------------------------------------ wiring
     def app(self) -> web.Application:
-        app = web.Application(middlewares=[self.guard], client_max_size=64 * 1024)
+        app = web.Application(middlewares=[self.guard.middleware],
+                              client_max_size=64 * 1024)
         app.router.add_get("/", self.index)
         app.router.add_get("/static/{name}", self.static)
         app.router.add_get("/login", self.login_page)

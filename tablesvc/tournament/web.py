@@ -11,13 +11,15 @@ Changes are pushed, not polled: the engine calls ``watch``'s callback on every c
 pages get the whole view at most four times a second (a burst of counts after a hand at many
 tables is one message, not one per table).
 
-Security is the floor console's (``tablesvc.floor.web``), with its own session cookie so that
-the two consoles on one host do not log each other out: with a users file every page and API
-call needs a session — the clock screen too; a big screen logs in once — except the login page,
-its static files and ``/healthz``; state-changing calls need the ``X-Tournament`` header (a
-cross-site form cannot send it) on top of the SameSite=Strict cookie; responses forbid framing,
-inline scripts and styles, and foreign scripts. Player names come from registration and reach
-the pages as data only: the scripts set ``textContent``, never HTML.
+Security is the floor console's (``tablesvc.web.guard``), with its own session cookie so that
+the two consoles on one host do not log each other out: every request's ``Host`` must be one of
+the controller's own names and its ``Origin``, if any, one of its pages; with a users file every
+page and API call needs a session — the clock screen too; a big screen logs in once — except
+the login page, its static files and ``/healthz``; state-changing calls need the
+``X-Tournament`` header (a cross-site form cannot send it) on top of the SameSite=Strict
+cookie; responses forbid framing, inline scripts and styles, and foreign scripts, and over TLS
+carry HSTS. Player names come from registration and reach the pages as data only: the scripts
+set ``textContent``, never HTML.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import contextlib
 import json
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,8 +38,8 @@ import structlog
 from aiohttp import WSMsgType, web
 
 from tablesvc.floor.auth import Sessions, load_users, verify_password
-from tablesvc.floor.web import HEADERS
 from tablesvc.tournament.config import TournamentConfig
+from tablesvc.web.guard import Guard
 
 log = structlog.get_logger("tablesvc.tournament.web")
 
@@ -51,7 +53,17 @@ OPEN_PATHS = frozenset({"/login", "/static/director.css", "/static/login.js", "/
 PAGES = {"/": "director.html", "/clock": "clock.html"}
 """Where a login may send the browser back to (nothing else: no open redirect)."""
 KINDS = {".js": "application/javascript", ".css": "text/css"}
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def refusal(status: int, message: str) -> web.Response:
+    """The controller's error answer (an action's shape)."""
+    return web.json_response({"ok": False, "error": message, "data": None}, status=status)
+
+
+def login_at(request: web.Request) -> str:
+    """The login page, to come back to the page asked for."""
+    back = request.path if request.path in PAGES else "/"
+    return f"/login?next={back}"
 
 
 class Director(Protocol):
@@ -126,6 +138,9 @@ class TournamentWeb:
             from tablesvc.config.table import resolve
 
             self.users = load_users(resolve(cfg_path, cfg.web.users_file))
+        self.guard = Guard(hostnames=cfg.web.hostnames, https=cfg.web.https, header=HEADER,
+                           open_paths=OPEN_PATHS, user_of=self.user_of, login_at=login_at,
+                           refusal=refusal)
         self._tasks: list[asyncio.Task[None]] = []
         self._unwatch: Callable[[], None] | None = None
 
@@ -133,36 +148,6 @@ class TournamentWeb:
         if self.users is None:
             return ""  # a screen on this machine only (127.0.0.1): no login
         return self.sessions.user(request.cookies.get(COOKIE))
-
-    # ------------------------------------------------------------------ middleware
-    @web.middleware
-    async def guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.path not in OPEN_PATHS and self.user_of(request) is None:
-            if request.path.startswith(("/api/", "/ws")):
-                resp: web.StreamResponse = web.json_response({"error": "log in first"},
-                                                             status=401)
-            else:
-                back = request.path if request.path in PAGES else "/"
-                resp = web.Response(status=302, headers={"Location": f"/login?next={back}"})
-            resp.headers.update(HEADERS)
-            return resp
-        if request.method == "POST" and request.path != "/login" and \
-                request.headers.get(HEADER) != "1":
-            resp = web.json_response({"ok": False, "error": f"missing {HEADER} header",
-                                      "data": None}, status=403)
-            resp.headers.update(HEADERS)
-            return resp
-        try:
-            resp = await handler(request)
-        except web.HTTPException as exc:
-            exc.headers.update(HEADERS)
-            raise
-        resp.headers.update(HEADERS)
-        if request.path == "/login":
-            # with no-referrer a browser sends "Origin: null" on the form's POST, which the
-            # login's cross-site check cannot tell from another site's form
-            resp.headers["Referrer-Policy"] = "same-origin"
-        return resp
 
     # ------------------------------------------------------------------ pages
     async def page(self, name: str) -> web.Response:
@@ -191,9 +176,6 @@ class TournamentWeb:
     async def login(self, request: web.Request) -> web.StreamResponse:
         if self.users is None:
             raise web.HTTPFound("/")
-        origin = request.headers.get("Origin")
-        if origin and origin.split("://", 1)[-1] != request.host:
-            raise web.HTTPForbidden(text="login from another site refused")
         form = await request.post()
         name, password = str(form.get("user", "")), str(form.get("password", ""))
         back = str(form.get("next", "/"))
@@ -279,7 +261,8 @@ class TournamentWeb:
         await self.hub.close_all()
 
     def app(self) -> web.Application:
-        app = web.Application(middlewares=[self.guard], client_max_size=64 * 1024)
+        app = web.Application(middlewares=[self.guard.middleware],
+                              client_max_size=64 * 1024)
         app.router.add_get("/", self.director_page)
         app.router.add_get("/clock", self.clock_page)
         app.router.add_get("/static/{name}", self.static)

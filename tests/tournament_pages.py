@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -157,7 +158,8 @@ class ServedTournament:
     """The engine and the pages on a real port, on a loop of their own thread."""
 
     def __init__(self, tmp: Path, *, tables: dict[str, int], users: dict[str, str] | None = None,
-                 variant: int = 1, tls: tuple[Path, Path] | None = None) -> None:
+                 variant: int = 1, clock: Callable[[], float] = time.monotonic,
+                 tls: tuple[Path, Path] | None = None) -> None:
         cfg_path = self.cfg_path = tmp / "tournament.toml"
         web_section: dict[str, Any] = {"port": free_port()}
         if tls:
@@ -177,7 +179,9 @@ class ServedTournament:
         self.engine.load()
         self.tables = SeatedTables(self.engine, tables)
         self.engine.out = self.tables
-        self.web = TournamentWeb(self.cfg, cfg_path, self.engine)
+        self.clock = clock
+        """The logins' clock (a test's own moves their lockouts on)."""
+        self.web = TournamentWeb(self.cfg, cfg_path, self.engine, clock=clock)
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.cfg.web.port}"
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -208,7 +212,7 @@ class ServedTournament:
 
     async def _restart_web(self) -> None:
         await self._close_site()
-        self.web = TournamentWeb(self.cfg, self.cfg_path, self.engine)
+        self.web = TournamentWeb(self.cfg, self.cfg_path, self.engine, clock=self.clock)
         await self._site()
 
     def restart_web(self) -> None:

@@ -86,6 +86,7 @@ async def serve(cfg: FloorConfig, cfg_path: Path) -> int:
     await runner.cleanup()
     intake.stop()
     floor.pool.shutdown()
+    floor.logins.close()
     writer_db.close()
     reader_db.close()
     return 0

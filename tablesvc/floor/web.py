@@ -10,10 +10,10 @@ as table changes.
 
 Security is ``tablesvc.web.guard``'s (the tournament controller's pages share it): every
 request's ``Host`` must be one of the console's own names and its ``Origin``, if any, one of the
-console's pages; every page and API call needs a session when a users file is configured;
-state-changing calls need the ``X-Floor`` header (a cross-site form cannot send it) on top of
-the SameSite=Strict cookie; responses forbid framing and foreign scripts, and over TLS carry
-HSTS.
+console's pages; every page and API call needs a session when a users file is configured
+(logins throttled, ``tablesvc.web.logins``); state-changing calls need the ``X-Floor`` header (a
+cross-site form cannot send it) on top of the SameSite=Strict cookie; responses forbid framing
+and foreign scripts, and over TLS carry HSTS.
 """
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ from typing import Any
 import structlog
 from aiohttp import WSMsgType, web
 
-from tablesvc.floor.auth import COOKIE, Sessions, load_users, verify_password
+from tablesvc.floor.auth import COOKIE
 from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
 from tablesvc.floor.intake import TABLE_RE, TOURNAMENT, AckError, Intake, initial_alerts, now_iso
 from tablesvc.floor.store import SEVERITIES, Queries, today
 from tablesvc.web.guard import Guard
+from tablesvc.web.logins import Clock, Logins
 
 log = structlog.get_logger("tablesvc.floor.web")
 
@@ -130,20 +131,15 @@ class FloorApp:
     """Everything the web side needs, built once per process."""
 
     def __init__(self, cfg: FloorConfig, cfg_path: Path, intake: Intake,
-                 reader: Database) -> None:
+                 reader: Database, *, clock: Clock = time.monotonic) -> None:
         self.cfg = cfg
         self.intake = intake
         self.queries = Queries(reader)
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="floor-reader")
         self.hub = Hub()
-        self.sessions = Sessions(cfg.web.session_hours)
-        self.users: dict[str, str] | None = None
-        if cfg.web.users_file:
-            from tablesvc.config.table import resolve
-
-            self.users = load_users(resolve(cfg_path, cfg.web.users_file))
+        self.logins = Logins.of(cfg.web, cfg_path, cookie=COOKIE, clock=clock)
         self.guard = Guard(hostnames=cfg.web.hostnames, https=cfg.web.https, header="X-Floor",
-                           open_paths=OPEN_PATHS, user_of=self.user_of,
+                           open_paths=OPEN_PATHS, user_of=self.logins.user,
                            login_at=lambda request: "/login", refusal=refusal)
 
     async def read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -151,9 +147,9 @@ class FloorApp:
         return await loop.run_in_executor(self.pool, lambda: fn(*args, **kwargs))
 
     def user_of(self, request: web.Request) -> str | None:
-        if self.users is None:
-            return ""  # a screen on this machine only (127.0.0.1): no login
-        return self.sessions.user(request.cookies.get(COOKIE))
+        """The request's user: "" on a console without logins (a screen on this machine
+        only), None without a session."""
+        return self.logins.user(request)
 
     # ------------------------------------------------------------------ pages
     async def page(self, name: str) -> web.Response:
@@ -172,38 +168,10 @@ class FloorApp:
         return web.Response(text=(STATIC / name).read_text(encoding="utf-8"),
                             content_type=kinds[suffix])
 
-    async def login_page(self, request: web.Request) -> web.Response:
-        if self.users is None:
-            raise web.HTTPFound("/")
-        return await self.page("login.html")
-
-    async def login(self, request: web.Request) -> web.StreamResponse:
-        if self.users is None:
-            raise web.HTTPFound("/")
-        form = await request.post()
-        name, password = str(form.get("user", "")), str(form.get("password", ""))
-        stored = self.users.get(name)
-        ok = stored is not None and await self.read(verify_password, password, stored)
-        if not ok:
-            log.warning("login refused", user=name, remote=request.remote)
-            await asyncio.sleep(1.0)  # slows guessing down
-            raise web.HTTPFound("/login?failed=1")
-        log.info("login", user=name, remote=request.remote)
-        resp = web.HTTPFound("/")
-        resp.set_cookie(COOKIE, self.sessions.create(name), httponly=True, samesite="Strict",
-                        secure=self.cfg.web.https, path="/",
-                        max_age=int(self.cfg.web.session_hours * 3600))
-        raise resp
-
-    async def logout(self, request: web.Request) -> web.Response:
-        self.sessions.end(request.cookies.get(COOKIE))
-        resp = web.json_response({"ok": True})
-        resp.del_cookie(COOKIE, path="/")
-        return resp
-
     # ------------------------------------------------------------------ API
     async def me(self, request: web.Request) -> web.Response:
-        return web.json_response({"user": self.user_of(request), "login": self.users is not None,
+        return web.json_response({"user": self.user_of(request),
+                                  "login": self.logins.users is not None,
                                   "venue": self.cfg.floor.venue,
                                   "name": self.cfg.floor.name or self.cfg.floor.venue,
                                   "sound": self.cfg.web.sound})
@@ -321,9 +289,7 @@ class FloorApp:
                               client_max_size=64 * 1024)
         app.router.add_get("/", self.index)
         app.router.add_get("/static/{name}", self.static)
-        app.router.add_get("/login", self.login_page)
-        app.router.add_post("/login", self.login)
-        app.router.add_post("/logout", self.logout)
+        self.logins.add_routes(app, STATIC / "login.html")
         app.router.add_get("/api/me", self.me)
         app.router.add_get("/api/snapshot", self.api_snapshot)
         app.router.add_post("/api/ack", self.ack)

@@ -97,6 +97,7 @@ async def serve(cfg: TournamentConfig, cfg_path: Path, structure: Structure) -> 
     log.info("stopping")
     await pages.close_all()
     await runner.cleanup()
+    pages.logins.close()
     link.stop()
     db.close()
     return 0

@@ -11,15 +11,15 @@ Changes are pushed, not polled: the engine calls ``watch``'s callback on every c
 pages get the whole view at most four times a second (a burst of counts after a hand at many
 tables is one message, not one per table).
 
-Security is the floor console's (``tablesvc.web.guard``), with its own session cookie so that
-the two consoles on one host do not log each other out: every request's ``Host`` must be one of
-the controller's own names and its ``Origin``, if any, one of its pages; with a users file every
-page and API call needs a session — the clock screen too; a big screen logs in once — except
-the login page, its static files and ``/healthz``; state-changing calls need the
-``X-Tournament`` header (a cross-site form cannot send it) on top of the SameSite=Strict
-cookie; responses forbid framing, inline scripts and styles, and foreign scripts, and over TLS
-carry HSTS. Player names come from registration and reach the pages as data only: the scripts
-set ``textContent``, never HTML.
+Security is the floor console's (``tablesvc.web.guard``, ``tablesvc.web.logins``), with its own
+session cookie so that the two consoles on one host do not log each other out: every request's
+``Host`` must be one of the controller's own names and its ``Origin``, if any, one of its pages;
+with a users file every page and API call needs a session — the clock screen too; a big screen
+logs in once — except the login page, its static files and ``/healthz``, and logins are
+throttled; state-changing calls need the ``X-Tournament`` header (a cross-site form cannot send
+it) on top of the SameSite=Strict cookie; responses forbid framing, inline scripts and styles,
+and foreign scripts, and over TLS carry HSTS. Player names come from registration and reach the
+pages as data only: the scripts set ``textContent``, never HTML.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from typing import Any, Protocol
 import structlog
 from aiohttp import WSMsgType, web
 
-from tablesvc.floor.auth import Sessions, load_users, verify_password
 from tablesvc.tournament.config import TournamentConfig
 from tablesvc.web.guard import Guard
+from tablesvc.web.logins import Clock, Logins
 
 log = structlog.get_logger("tablesvc.tournament.web")
 
@@ -128,26 +128,22 @@ class Hub:
 class TournamentWeb:
     """Everything the web side needs, built once per process."""
 
-    def __init__(self, cfg: TournamentConfig, cfg_path: Path, director: Director) -> None:
+    def __init__(self, cfg: TournamentConfig, cfg_path: Path, director: Director, *,
+                 clock: Clock = time.monotonic) -> None:
         self.cfg = cfg
         self.director = director
         self.hub = Hub(director)
-        self.sessions = Sessions(cfg.web.session_hours)
-        self.users: dict[str, str] | None = None
-        if cfg.web.users_file:
-            from tablesvc.config.table import resolve
-
-            self.users = load_users(resolve(cfg_path, cfg.web.users_file))
+        self.logins = Logins.of(cfg.web, cfg_path, cookie=COOKIE, clock=clock)
         self.guard = Guard(hostnames=cfg.web.hostnames, https=cfg.web.https, header=HEADER,
-                           open_paths=OPEN_PATHS, user_of=self.user_of, login_at=login_at,
+                           open_paths=OPEN_PATHS, user_of=self.logins.user, login_at=login_at,
                            refusal=refusal)
         self._tasks: list[asyncio.Task[None]] = []
         self._unwatch: Callable[[], None] | None = None
 
     def user_of(self, request: web.Request) -> str | None:
-        if self.users is None:
-            return ""  # a screen on this machine only (127.0.0.1): no login
-        return self.sessions.user(request.cookies.get(COOKIE))
+        """The request's user: "" without logins (a screen on this machine only), None without
+        a session."""
+        return self.logins.user(request)
 
     # ------------------------------------------------------------------ pages
     async def page(self, name: str) -> web.Response:
@@ -168,42 +164,10 @@ class TournamentWeb:
         return web.Response(text=(STATIC / name).read_text(encoding="utf-8"),
                             content_type=KINDS[suffix])
 
-    async def login_page(self, request: web.Request) -> web.Response:
-        if self.users is None:
-            raise web.HTTPFound("/")
-        return await self.page("login.html")
-
-    async def login(self, request: web.Request) -> web.StreamResponse:
-        if self.users is None:
-            raise web.HTTPFound("/")
-        form = await request.post()
-        name, password = str(form.get("user", "")), str(form.get("password", ""))
-        back = str(form.get("next", "/"))
-        back = back if back in PAGES else "/"
-        stored = self.users.get(name)
-        loop = asyncio.get_running_loop()
-        ok = stored is not None and await loop.run_in_executor(
-            None, verify_password, password, stored)
-        if not ok:
-            log.warning("login refused", user=name, remote=request.remote)
-            await asyncio.sleep(1.0)  # slows guessing down
-            raise web.HTTPFound(f"/login?failed=1&next={back}")
-        log.info("login", user=name, remote=request.remote)
-        resp = web.HTTPFound(back)
-        resp.set_cookie(COOKIE, self.sessions.create(name), httponly=True, samesite="Strict",
-                        secure=self.cfg.web.https, path="/",
-                        max_age=int(self.cfg.web.session_hours * 3600))
-        raise resp
-
-    async def logout(self, request: web.Request) -> web.Response:
-        self.sessions.end(request.cookies.get(COOKIE))
-        resp = web.json_response({"ok": True, "error": None, "data": None})
-        resp.del_cookie(COOKIE, path="/")
-        return resp
-
     # ------------------------------------------------------------------ API
     async def me(self, request: web.Request) -> web.Response:
-        return web.json_response({"user": self.user_of(request), "login": self.users is not None,
+        return web.json_response({"user": self.user_of(request),
+                                  "login": self.logins.users is not None,
                                   "venue": self.cfg.tournament.venue,
                                   "name": self.cfg.tournament.name})
 
@@ -266,9 +230,7 @@ class TournamentWeb:
         app.router.add_get("/", self.director_page)
         app.router.add_get("/clock", self.clock_page)
         app.router.add_get("/static/{name}", self.static)
-        app.router.add_get("/login", self.login_page)
-        app.router.add_post("/login", self.login)
-        app.router.add_post("/logout", self.logout)
+        self.logins.add_routes(app, STATIC / "login.html", frozenset(PAGES))
         app.router.add_get("/api/me", self.me)
         app.router.add_get("/api/view", self.api_view)
         app.router.add_post("/api/action", self.action)

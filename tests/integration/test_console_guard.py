@@ -1,6 +1,7 @@
-"""Another web page cannot drive the floor console or the tournament controller's pages
-(issue 30): on real ports, the floor console as its own process (with a broker and a real
-alert), the controller's pages driven by the real engine (``tests.tournament_pages``).
+"""Another web page cannot drive the floor console or the tournament controller's pages, and
+logins are throttled (issue 30): on real ports, the floor console as its own process (with a
+broker and a real alert) or its web side in this process with a clock of the test's, the
+controller's pages driven by the real engine (``tests.tournament_pages``).
 
 - A host name that is not the console's (DNS rebinding: another site's name resolving to the
   console's address) gets 421 for a page, an API call, a POST with the console's header and a
@@ -8,27 +9,40 @@ alert), the controller's pages driven by the real engine (``tests.tournament_pag
   ``[web] hostnames`` are answered.
 - A request from another site's page (its ``Origin``, ``null`` included) is refused: no
   WebSocket snapshot, no acknowledgement, no login; the console's own page is served.
-- Over TLS every answer carries HSTS.
+- Five failed logins lock the name and the address out: even the right password gets 429 and a
+  time to retry, one warning in the log, until the back-off has passed on the logins' clock.
+- Logins beyond those being checked at once are answered 429 at once; an unknown name costs
+  the same scrypt work as a known one; over TLS every answer carries HSTS.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import ssl
 import subprocess
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, MutableMapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp import web
+from structlog.testing import capture_logs
 
 from bench.venue import FloorProcess
-from tablesvc.brokers.mosquitto import Mosquitto, wait_until
+from tablesvc.brokers.mosquitto import Mosquitto, free_port, wait_until
 from tablesvc.floor.auth import set_user
+from tablesvc.floor.config import validate_floor_config
+from tablesvc.floor.db import open_sqlite
+from tablesvc.floor.intake import Intake
+from tablesvc.floor.web import FloorApp
 from tablesvc.web.guard import HSTS
+from tablesvc.web.logins import AT_ONCE, FAILURES, FIRST_LOCKOUT_S
 from tests.integration.test_floor_console import CONTROLLER, controller_topics, publish
 from tests.tournament_pages import served
 
@@ -38,6 +52,16 @@ VENUE = "hall"
 REBOUND = "rebind.attacker.example"
 EVIL = "http://evil.example"
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class Clock:
+    """The logins' clock: moves when the test says."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 async def call(method: str, url: str, *, host: str | None = None, origin: str | None = None,
@@ -226,6 +250,182 @@ def test_over_tls_every_answer_carries_hsts_and_over_plain_http_none(
             assert status == want and headers["Strict-Transport-Security"] == HSTS, path
 
 
+# ---------------------------------------------------------------------- the floor, in here
+@asynccontextmanager
+async def floor_pages(tmp: Path, *, users: dict[str, str], clock: Callable[[], float],
+                      web_cfg: dict[str, Any] | None = None) -> AsyncIterator[str]:
+    """The floor console's web side on a free loopback port of this loop (its intake not
+    started: no broker needed); its URL."""
+    for name, password in users.items():
+        set_user(tmp / "users", name, password)
+    cfg_path = tmp / "floor.toml"
+    cfg = validate_floor_config({"floor": {"venue": VENUE},
+                                 "web": {"users_file": "users", **(web_cfg or {})}}, cfg_path)
+    writer, reader = open_sqlite(tmp / "floor.sqlite"), open_sqlite(tmp / "floor.sqlite")
+    floor = FloorApp(cfg, cfg_path, Intake(cfg, cfg_path, writer, lambda *a: None), reader,
+                     clock=clock)
+    runner = web.AppRunner(floor.app(), access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+        floor.pool.shutdown()
+        floor.logins.close()
+        writer.close()
+        reader.close()
+
+
+def locked_out(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:
+    return [x for x in logs if x["event"] == "logins locked out"]
+
+
+def test_five_failed_logins_lock_out_even_the_right_password_once_in_the_log_until_the_back_off_passed(  # noqa: E501
+        tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def run() -> None:
+        async with floor_pages(tmp_path, users={"sam": "pit boss 7", "kim": "dealer 3"},
+                               clock=clock) as url:
+            with capture_logs() as logs:
+                for _ in range(FAILURES):
+                    status, headers, _ = await call("POST", url + "/login",
+                                                    form={"user": "sam", "password": "guess"})
+                    assert status == 302 and headers["Location"] == "/login?failed=1"
+                for user, password in (("sam", "pit boss 7"), ("sam", "guess"),
+                                       ("kim", "dealer 3")):  # the address is locked too
+                    status, headers, text = await call(
+                        "POST", url + "/login", form={"user": user, "password": password})
+                    assert status == 429 and "Set-Cookie" not in headers, user
+                    assert headers["Retry-After"] == str(int(FIRST_LOCKOUT_S))
+                    assert f"try again in {int(FIRST_LOCKOUT_S)} s" in text
+                clock.now += FIRST_LOCKOUT_S - 1
+                status, headers, _ = await call("POST", url + "/login",
+                                                form={"user": "sam", "password": "pit boss 7"})
+                assert status == 429 and headers["Retry-After"] == "1"
+            lines = locked_out(logs)
+            assert len(lines) == 1, logs
+            assert lines[0]["user"] == "sam" and lines[0]["remote"] == "127.0.0.1"
+            assert sorted(lines[0]["locked"]) == ["address", "user"]
+            assert lines[0]["log_level"] == "warning"
+            assert "pit boss 7" not in repr(logs) and "guess" not in repr(logs)
+
+            clock.now += 1
+            status, headers, _ = await call("POST", url + "/login",
+                                            form={"user": "sam", "password": "pit boss 7"})
+            assert status == 302 and headers["Location"] == "/"
+            assert headers["Set-Cookie"].startswith("floor_session=")
+
+    asyncio.run(run())
+
+
+def test_a_lockout_holds_the_name_from_every_address_and_the_address_for_every_name(
+        tmp_path: Path) -> None:
+    """Behind a TLS proxy on this machine the address is the one the proxy forwarded."""
+    clock = Clock()
+
+    async def login(url: str, user: str, password: str, address: str) -> str:
+        """Where the login sends the browser (the console, or back to the form), or 429."""
+        status, headers, _ = await call("POST", url + "/login",
+                                        form={"user": user, "password": password},
+                                        headers={"X-Forwarded-For": f"10.9.9.9, {address}"})
+        return "429" if status == 429 else headers["Location"]
+
+    async def run() -> None:
+        async with floor_pages(tmp_path, users={"sam": "pit boss 7", "kim": "dealer 3"},
+                               clock=clock, web_cfg={"behind_tls_proxy": True}) as url:
+            failed, console = "/login?failed=1", "/"
+            for n in range(FAILURES):  # one name from five addresses
+                assert await login(url, "sam", "guess", f"10.0.0.{n + 1}") == failed
+            assert await login(url, "sam", "pit boss 7", "10.0.0.99") == "429"
+            assert await login(url, "kim", "dealer 3", "10.0.0.99") == console
+            for n in range(FAILURES):  # five names from one address
+                assert await login(url, f"user{n}", "guess", "10.0.1.1") == failed
+            assert await login(url, "kim", "dealer 3", "10.0.1.1") == "429"
+            assert await login(url, "kim", "dealer 3", "10.0.1.2") == console
+            # the name's second lockout lasts twice as long
+            clock.now += FIRST_LOCKOUT_S
+            for n in range(FAILURES):
+                assert await login(url, "sam", "guess", f"10.0.2.{n + 1}") == failed
+            _, headers, _ = await call("POST", url + "/login",
+                                       form={"user": "sam", "password": "pit boss 7"},
+                                       headers={"X-Forwarded-For": "10.0.3.1"})
+            assert headers["Retry-After"] == str(int(2 * FIRST_LOCKOUT_S))
+
+    asyncio.run(run())
+
+
+class Scrypt:
+    """hashlib.scrypt counted, and held until released when ``hold`` is set."""
+
+    def __init__(self, real: Callable[..., bytes], hold: bool = False) -> None:
+        self.real = real
+        self.calls = 0
+        self.release = threading.Event()
+        if not hold:
+            self.release.set()
+        self.lock = threading.Lock()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> bytes:
+        with self.lock:
+            self.calls += 1
+        assert self.release.wait(60), "never released"
+        return self.real(*args, **kwargs)
+
+
+def test_an_unknown_name_costs_the_same_scrypt_work_as_a_known_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def run() -> None:
+        async with floor_pages(tmp_path, users={"sam": "pit boss 7"}, clock=Clock()) as url:
+            answers = {}
+            calls = {}
+            for user in ("sam", "nobody"):
+                counted = Scrypt(hashlib.scrypt)
+                monkeypatch.setattr(hashlib, "scrypt", counted)
+                status, headers, _ = await call("POST", url + "/login",
+                                                form={"user": user, "password": "guess"})
+                monkeypatch.undo()
+                answers[user] = (status, headers["Location"])
+                calls[user] = counted.calls
+            assert answers["sam"] == answers["nobody"] == (302, "/login?failed=1")
+            assert calls["sam"] == calls["nobody"] == 1
+
+    asyncio.run(run())
+
+
+def test_logins_beyond_those_being_checked_at_once_are_answered_429_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def run() -> None:
+        async with floor_pages(tmp_path, users={"sam": "pit boss 7"}, clock=Clock()) as url:
+            held = Scrypt(hashlib.scrypt, hold=True)
+            monkeypatch.setattr(hashlib, "scrypt", held)
+            try:
+                checking = [asyncio.ensure_future(call(
+                    "POST", url + "/login", form={"user": "sam", "password": f"guess {n}"}))
+                    for n in range(AT_ONCE)]
+                deadline = time.monotonic() + 20
+                while held.calls < AT_ONCE:
+                    assert time.monotonic() < deadline, f"{held.calls} checks began"
+                    await asyncio.sleep(0.01)
+                answers = await asyncio.gather(*(call(
+                    "POST", url + "/login", form={"user": "sam", "password": "pit boss 7"})
+                    for _ in range(3)))
+                assert [a[0] for a in answers] == [429] * 3
+                assert all(a[1]["Retry-After"] == "1" and "at once" in a[2] for a in answers)
+                assert held.calls == AT_ONCE
+            finally:
+                held.release.set()
+            assert [r[0] for r in await asyncio.gather(*checking)] == [302] * AT_ONCE
+            monkeypatch.undo()
+            status, _, _ = await call("POST", url + "/login",
+                                      form={"user": "sam", "password": "pit boss 7"})
+            assert status == 302
+
+    asyncio.run(run())
+
+
 # ---------------------------------------------------------------------- the controller's pages
 def test_the_tournament_pages_refuse_a_rebound_host_and_another_sites_page(
         tmp_path: Path) -> None:
@@ -248,3 +448,21 @@ def test_the_tournament_pages_refuse_a_rebound_host_and_another_sites_page(
         status, _, text = http("POST", s.url + "/api/action", origin=s.url, body=start,
                                headers={"X-Tournament": "1"})
         assert status == 200 and json.loads(text)["ok"]
+
+
+def test_the_tournament_logins_are_throttled_too(tmp_path: Path) -> None:
+    clock = Clock()
+    with served(tmp_path, tables={"t01": 6}, users={"td": "right horse"}, clock=clock) as s:
+        with capture_logs() as logs:
+            for _ in range(FAILURES):
+                status, headers, _ = http("POST", s.url + "/login", form={
+                    "user": "td", "password": "wrong", "next": "/clock"})
+                assert status == 302 and headers["Location"] == "/login?failed=1&next=/clock"
+            status, headers, _ = http("POST", s.url + "/login", form={
+                "user": "td", "password": "right horse", "next": "/clock"})
+            assert status == 429 and "Set-Cookie" not in headers
+        assert len(locked_out(logs)) == 1
+        clock.now += FIRST_LOCKOUT_S
+        status, headers, _ = http("POST", s.url + "/login", form={
+            "user": "td", "password": "right horse", "next": "/clock"})
+        assert status == 302 and headers["Location"] == "/clock"

@@ -471,7 +471,7 @@ def test_a_page_whose_session_is_gone_goes_to_the_login_page_and_back(
         wait_until(lambda: browser.current_url == s.url + "/", 10, "back at the director's")
         wait_until(lambda: "live" in text(browser, "#link"), 10, "live again")
         # a session that ends under an open socket: the next action's 401 sends it to log in
-        s.call(lambda: setattr(s.web, "sessions", Sessions(1)))
+        s.call(lambda: setattr(s.web.logins, "sessions", Sessions(1)))
         click(browser, "#start")
         wait_until(lambda: "/login" in browser.current_url, 10, "sent to the login page")
         assert not view_of(s)["clock"]["started"]

@@ -32,11 +32,11 @@ from tablesvc.floor.db import open_sqlite
 from tablesvc.tournament.config import TournamentConfig
 from tablesvc.tournament.engine import Engine
 from tablesvc.tournament.link import Received
-from tablesvc.tournament.server import ssl_context
 from tablesvc.tournament.store import Journal
 from tablesvc.tournament.structure import Structure, parse_structure
 from tablesvc.tournament.tournament import Tournament
 from tablesvc.tournament.web import TournamentWeb
+from tablesvc.web.serving import tls_context
 
 R = TypeVar("R")
 
@@ -196,7 +196,7 @@ class ServedTournament:
         self.runner = web.AppRunner(self.web.app(), access_log=None, shutdown_timeout=1.0)
         await self.runner.setup()
         await web.TCPSite(self.runner, "127.0.0.1", self.cfg.web.port,
-                          ssl_context=ssl_context(self.cfg, self.cfg_path)).start()
+                          ssl_context=tls_context(self.cfg.web, self.cfg_path)).start()
 
     async def _close_site(self) -> None:
         await self.web.close_all()

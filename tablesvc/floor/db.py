@@ -14,6 +14,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from tablesvc.config.table import resolve
+from tablesvc.floor.config import FloorStorage
+
 
 class DatabaseError(Exception):
     """The database cannot be opened or used; the message says which and why."""
@@ -96,6 +99,17 @@ def open_postgresql(url: str, password: str | None = None) -> Database:
     except psycopg.Error as exc:
         raise DatabaseError(f"cannot connect to PostgreSQL: {exc}".strip()) from None
     return Database(conn, "postgresql")
+
+
+def open_configured(storage: FloorStorage, cfg_path: Path) -> Database:
+    """The database of a console's ``[storage]`` (the floor's, the tournament controller's):
+    PostgreSQL when ``url`` is set, with the password of ``password_file``; else the SQLite
+    file, relative to the config."""
+    if storage.url:
+        password = (resolve(cfg_path, storage.password_file).read_text(encoding="utf-8").strip()
+                    if storage.password_file else None)
+        return open_postgresql(storage.url, password)
+    return open_sqlite(resolve(cfg_path, storage.path))
 
 
 def errors() -> tuple[type[BaseException], ...]:

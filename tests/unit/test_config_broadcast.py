@@ -89,12 +89,13 @@ def test_the_first_start_makes_a_private_token_and_the_next_reuses_it(tmp_path: 
 
 @pytest.mark.parametrize(("text", "mode", "says"), [
     ("s3cret", 0o600, "at least 22 of A-Z a-z 0-9 - _ (128 bits; it holds 6 characters"),
-    (secrets.token_urlsafe(16)[:21], 0o600, "it holds 21 characters"),
+    ("dCXufkU2b40HcvHwabiEM", 0o600, "it holds 21 characters"),
     ("pässwörd-" + "x" * 20, 0o600, "not all ASCII"),
-    (secrets.token_urlsafe(32), 0o644, "may be read by others than its owner (mode 0644)"),
-    (secrets.token_urlsafe(32), 0o640, "(mode 0640): chmod 600"),
+    ("uRekSkBmH_In1gjCXvgKGOxOaAayWdKORoWxtecGTRA", 0o644,
+     "may be read by others than its owner (mode 0644)"),
+    ("4SSKkCy8K8D-FgM-z9_1K5ifiTOYlmKXV00LIbm1r7o", 0o640, "(mode 0640): chmod 600"),
     ("", 0o600, "it holds 0 characters"),
-])
+], ids=["short", "21-chars", "not-ascii", "mode-0644", "mode-0640", "empty"])
 def test_a_weak_or_readable_token_file_is_refused_naming_the_file_and_the_key(
         tmp_path: Path, text: str, mode: int, says: str) -> None:
     token = private(tmp_path / "token", text, mode)

@@ -15,7 +15,8 @@ here from the best five, which the evaluator finds by value.
 True
 
 Five-card draw uses ``evaluate_draw``, which also ranks a hand left short by an irregularity
-(A-21) against full hands in the same showdown.
+(A-21) against full hands in the same showdown. Omaha uses ``evaluate_omaha``: exactly two
+hole cards and exactly three of the board.
 """
 
 from __future__ import annotations
@@ -164,6 +165,49 @@ def evaluate(cards: Sequence[str]) -> HandValue:
     value = int(_EVALUATE[len(hand)](*[_ID[c] for c in hand]))
     category = len(CATEGORIES) - bisect_left(_CATEGORY_ENDS, value)
     return HandValue._of((category, WORST + 1 - value), hand)
+
+
+OMAHA_HOLE = (4, 5)
+"""Hole cards of an Omaha hand: four, or five in five-card Omaha."""
+_PAIRS = {n: tuple(combinations(range(n), 2)) for n in OMAHA_HOLE}
+_TRIPLES = {n: tuple(combinations(range(n), 3)) for n in (3, 4, 5)}
+
+
+def evaluate_omaha(hole: Sequence[str], board: Sequence[str]) -> HandValue:
+    """The best Omaha hand: exactly two of the hole cards and exactly three of the board.
+
+    ``hole`` is four cards (five in five-card Omaha), ``board`` three to five. Values compare
+    with those of ``evaluate``: the same five cards are worth the same. The five reported are
+    the first best found, hole pairs and board triples taken in the order given.
+
+    Four hearts in the hand and two on the board are no flush, and a board of four of a kind
+    gives no hand four of a kind:
+
+    >>> evaluate_omaha(["Ah", "Kh", "7h", "6h"], ["Qh", "Jh", "8c", "4d", "2s"]).name
+    'ace high'
+    >>> v = evaluate_omaha(["Ac", "Ad", "2s", "3h"], ["9s", "9h", "9d", "9c", "Ks"])
+    >>> v.name, v.best
+    ('full house, nines full of aces', ('9s', '9h', '9d', 'Ad', 'Ac'))
+    """
+    held, shared = list(hole), list(board)
+    if len(held) not in OMAHA_HOLE:
+        raise ValueError(f"an Omaha hand is 4 or 5 hole cards, got {len(held)}: {held}")
+    if len(shared) not in _TRIPLES:
+        raise ValueError(f"an Omaha board is 3 to 5 cards, got {len(shared)}: {shared}")
+    _check_cards(held + shared)
+    hole_ids = [_ID[c] for c in held]
+    board_ids = [_ID[c] for c in shared]
+    five = _EVALUATE_5
+    value, at = WORST + 1, ((0, 1), (0, 1, 2))
+    for pair in _PAIRS[len(held)]:
+        a, b = hole_ids[pair[0]], hole_ids[pair[1]]
+        for triple in _TRIPLES[len(shared)]:
+            v = five(a, b, board_ids[triple[0]], board_ids[triple[1]], board_ids[triple[2]])
+            if v < value:
+                value, at = v, (pair, triple)
+    cards = [held[i] for i in at[0]] + [shared[i] for i in at[1]]
+    category = len(CATEGORIES) - bisect_left(_CATEGORY_ENDS, value)
+    return HandValue._of((category, WORST + 1 - value), cards)
 
 
 def _best_five(hand: list[str], value: int) -> list[str]:

@@ -1,7 +1,9 @@
 """Hand strength for the virtual dealer's showdown (RULES.md RANK-01..14).
 
 Deliberately the plainest possible evaluator, best five of seven by brute force: it only has to
-be obviously right, and independent of the tracker's evaluator it is checked against.
+be obviously right, and independent of the tracker's evaluator it is checked against. Omaha
+(``best_omaha``) is the same brute force over the only fives its rule allows: exactly two hole
+cards with exactly three of the board.
 """
 
 from __future__ import annotations
@@ -73,6 +75,20 @@ def best_hand(cards: Sequence[str]) -> HandValue:
     if not 5 <= len(cards) <= 7:
         raise ValueError("best_hand takes five to seven cards")
     return max(rank5(five) for five in combinations(cards, 5))
+
+
+def best_omaha(hole: Sequence[str], board: Sequence[str]) -> HandValue:
+    """Best Omaha hand: exactly two of the ``hole`` cards (four in Omaha) with exactly three
+    of the ``board`` (three to five cards). Never the board alone, never one or three hole
+    cards, whatever they would make: four hearts in the hand and one on the board are no
+    flush."""
+    if len(hole) < 2:
+        raise ValueError("best_omaha takes at least two hole cards")
+    if not 3 <= len(board) <= 5:
+        raise ValueError("best_omaha takes three to five board cards")
+    return max(
+        rank5([*two, *three]) for two in combinations(hole, 2) for three in combinations(board, 3)
+    )
 
 
 def describe(value: HandValue) -> str:

@@ -4,7 +4,9 @@
 the payload of the ``equity`` event: per live seat the win and tie percentages, their method
 (every board counted, or boards sampled with the error stated), on the turn the outs, and from
 the flop on the hand each seat holds now. Five-card draw gets each seat's hand after the deal,
-and after the draw, when nothing is left to come, the settled result.
+and after the draw, when nothing is left to come, the settled result. Omaha (four or five hole
+cards, ``tablesvc.equity.omaha``) gets the payload of hold'em: every board counted from the
+flop on, boards sampled pre-flop.
 
 It runs on the pipeline's worker thread (``tablesvc.pipeline.equity``), never inside the core:
 pre-flop, the exact figures take tens of milliseconds, a thousand times a frame's budget.
@@ -15,8 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from tablesvc.core.requests import EquityRequest
-from tablesvc.core.showdown import evaluate, evaluate_draw
+from tablesvc.core.showdown import evaluate, evaluate_draw, evaluate_omaha
 from tablesvc.equity.holdem import EXACT_LIMIT, SAMPLES, holdem_counts, quad_table
+from tablesvc.equity.omaha import OMAHA_EXACT_LIMIT, OMAHA_VARIANTS, omaha_counts, omaha_tables
 from tablesvc.equity.tables import tables
 
 __all__ = ["EXACT_LIMIT", "SAMPLES", "compute", "warm_up"]
@@ -26,6 +29,7 @@ def warm_up() -> None:
     """Build the lookup tables now (about half a second) rather than at the first hand."""
     tables()
     quad_table()
+    omaha_tables()
 
 
 def compute(request: EquityRequest, *, exact_limit: int = EXACT_LIMIT,
@@ -35,8 +39,14 @@ def compute(request: EquityRequest, *, exact_limit: int = EXACT_LIMIT,
         return _draw(request)
     seats = [s for s, _ in request.holes]
     holes = [cards for _, cards in request.holes]
-    counts = holdem_counts(holes, request.board, request.dead, exact_limit=exact_limit,
-                           samples=samples, seed=request.key)
+    omaha = request.variant in OMAHA_VARIANTS
+    if omaha:  # the service's limit counts hold'em hands: it may lower Omaha's, never raise it
+        counts = omaha_counts(holes, request.board, request.dead,
+                              exact_limit=min(exact_limit, OMAHA_EXACT_LIMIT), samples=samples,
+                              seed=request.key)
+    else:
+        counts = holdem_counts(holes, request.board, request.dead, exact_limit=exact_limit,
+                               samples=samples, seed=request.key)
     figures = counts.percentages()
     out: list[dict[str, Any]] = []
     for i, seat in enumerate(seats):
@@ -45,7 +55,9 @@ def compute(request: EquityRequest, *, exact_limit: int = EXACT_LIMIT,
         if counts.outs is not None:
             row["outs"] = list(counts.outs[i])
         if request.board:
-            row["hand"] = evaluate([*holes[i], *request.board]).name
+            value = (evaluate_omaha(holes[i], request.board) if omaha
+                     else evaluate([*holes[i], *request.board]))
+            row["hand"] = value.name
         out.append(row)
     return {"street": request.street, "method": counts.method, "samples": counts.boards,
             "error": counts.error(), "dead": len(request.dead), "seats": out}

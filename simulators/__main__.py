@@ -16,6 +16,7 @@ from pathlib import Path
 from simulators.phh import load_phh
 from simulators.records import HandRecord
 from simulators.script import ScriptError
+from simulators.table import VARIANTS
 from simulators.virtual import VirtualTableRig
 
 
@@ -41,10 +42,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="at least this many seconds where a person's action hands over to "
                          "another device (four times before a NEWHAND)")  # fmt: skip
     ap.add_argument("--hands", type=int, help="stop after this many hands")
-    ap.add_argument("--limit", default="no-limit",
-                    choices=["no-limit", "pot-limit", "fixed-limit"])  # fmt: skip
-    ap.add_argument("--variant", default="holdem", choices=["holdem", "draw5"],
-                    help="hold'em, or five-card draw (antes, no blinds)")  # fmt: skip
+    ap.add_argument("--limit", default=None,
+                    choices=["no-limit", "pot-limit", "fixed-limit"],
+                    help="default: the game's (omaha: pot-limit, the others: no-limit)")
+    ap.add_argument("--variant", default=None, choices=list(VARIANTS),
+                    help="holdem (the default), omaha (pot-limit Omaha, four hole cards), or "
+                         "draw5 (five-card draw: antes, no blinds); with --phh, the file's "
+                         "game")  # fmt: skip
     ap.add_argument("--ante", type=int, default=0,
                     help="draw5: 0 means one smallest chip")  # fmt: skip
     ap.add_argument("--ante-mode", default="each", choices=["each", "big_blind"])
@@ -83,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         ante=args.ante,
         ante_mode=args.ante_mode,
         aggression=args.aggression,
-        variant=args.variant,
+        variant=args.variant or (script.variant if script is not None else "holdem"),
         stack_zones=args.stack_zones,
         button_uid=args.button_uid,
         **extra,

@@ -12,9 +12,16 @@ script (a PHH hand history) says. A bet or raise is the seat's bet zone growing 
 total in one motion; a check is the console's CHECK button; a fold is the cards into the muck.
 Short stacks go all-in, so side pots and split pots are real and the stacks the table keeps are
 the ones a correct tracker must compute.
+
+The procedure is that of every flop game: what sets one apart (``FlopGame``) is how many hole
+cards each seat gets and which fives may play at the showdown. Pot-limit Omaha is the same
+hand with four hole cards and its own showdown rule (``simulators.omaha``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from simulators.betting import Action, BettingRound, Limit
 from simulators.dealer import Dealer, HandSettings
@@ -22,9 +29,29 @@ from simulators.handeval import HandValue, best_hand
 from simulators.records import ActionRecord, HandRecord, PotAward
 from simulators.script import HandScript, ScriptAction, ScriptError
 
-__all__ = ["STREETS", "play_holdem"]
+__all__ = ["HOLDEM", "STREETS", "FlopGame", "play_flop_game", "play_holdem"]
 
 STREETS: tuple[tuple[str, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
+
+
+@dataclass(frozen=True)
+class FlopGame:
+    """What one flop game deals differently from another: the rest of the hand is the same."""
+
+    variant: str
+    """The name a table, a record and a script give the game."""
+    hole_cards: int
+    """Hole cards per seat: the deal is that many rounds of one card to each seat."""
+    strength: Callable[[Sequence[str], Sequence[str]], HandValue]
+    """(hole cards, board) -> the best hand the game lets them make."""
+
+
+def _best_of_all(hole: Sequence[str], board: Sequence[str]) -> HandValue:
+    """Hold'em: the best five of the seven, whatever mix of hole and board (RANK-13)."""
+    return best_hand([*hole, *board])
+
+
+HOLDEM = FlopGame("holdem", 2, _best_of_all)
 
 
 def play_holdem(
@@ -32,8 +59,19 @@ def play_holdem(
 ) -> HandRecord:
     """Deal hand ``number`` of hold'em at the dealer's button, as ``script`` says if given
     (players left without script actions decide at random)."""
+    return play_flop_game(HOLDEM, dealer, settings, number, script)
+
+
+def play_flop_game(
+    game: FlopGame,
+    dealer: Dealer,
+    settings: HandSettings,
+    number: int,
+    script: HandScript | None = None,
+) -> HandRecord:
+    """Deal hand ``number`` of ``game`` at the dealer's button, as ``script`` says if given."""
     cursor = _ScriptCursor(script) if script is not None else None
-    return _HoldemHand(dealer, settings, number, cursor).play()
+    return _FlopHand(game, dealer, settings, number, cursor).play()
 
 
 class _ScriptCursor:
@@ -90,16 +128,18 @@ class _ScriptCursor:
             raise ScriptError(f"the hand is over but the script goes on: {left}")
 
 
-class _HoldemHand:
+class _FlopHand:
     """One hand, from NEWHAND to the collection of the cards."""
 
     def __init__(
         self,
+        game: FlopGame,
         dealer: Dealer,
         settings: HandSettings,
         number: int,
         script: _ScriptCursor | None,
     ) -> None:
+        self.game = game
         self.dealer = dealer
         self.settings = settings
         self.script = script
@@ -125,7 +165,7 @@ class _HoldemHand:
                     ActionRecord("preflop", seat, name, bets[seat], d.all_in(seat), bets[seat])
                 )
 
-        for _ in range(2):
+        for _ in range(self.game.hole_cards):  # one card a round, from the button's left
             for seat in order:
                 uid = self._deal(f"S{seat}")
                 hand.hole.setdefault(seat, []).append(uid)
@@ -271,7 +311,7 @@ class _HoldemHand:
         if showdown:
             board = list(d.cards(hand.board))
             for seat in hand.live:
-                strength[seat] = best_hand(list(d.cards(hand.hole[seat])) + board)
+                strength[seat] = self.game.strength(d.cards(hand.hole[seat]), board)
         return d.pay(hand, strength, sum(hand.antes.values()))
 
     def _finish(
@@ -292,9 +332,7 @@ class _HoldemHand:
             small_blind_seat=sb,
             big_blind_seat=bb,
             stacks_before=stacks_before,
-            hole_cards={
-                seat: (d.deck[a], d.deck[b]) for seat, (a, b) in hand.hole.items()
-            },
+            hole_cards={seat: d.cards(uids) for seat, uids in hand.hole.items()},
             board=d.cards(hand.board),
             burns=d.cards(hand.burns),
             deal=tuple(hand.deal),
@@ -316,5 +354,6 @@ class _HoldemHand:
             ante=settings.ante,
             ante_mode=settings.ante_mode,
             unit=d.unit,
+            variant=self.game.variant,
             outcome="showdown" if showdown else "uncontested",
         )

@@ -9,8 +9,9 @@ p1 is the big blind and p2 the button, which posts the small blind (PHH writes t
 ``seats`` field gives each player's seat at the table; without it p1..pN sit in seats 1..N.
 
 The hold'em variants are ``NT`` (no-limit) and ``FT`` (fixed-limit); the format has no code for
-pot-limit hold'em, so this module reads and writes ``PT`` for it. Antes are either the same for
-everybody or one big-blind ante; straddles are not dealt. This reader is the simulator's own:
+pot-limit hold'em, so this module reads and writes ``PT`` for it. Pot-limit Omaha is ``PO``: the
+same fields, four hole cards in each ``d dh``. Antes are either the same for everybody or one
+big-blind ante; straddles are not dealt. This reader is the simulator's own:
 it shares nothing with the service, which writes PHH with its own writer.
 """
 
@@ -26,6 +27,7 @@ from typing import Any
 from simulators.betting import Limit
 from simulators.records import HandRecord
 from simulators.script import (
+    HOLE_CARDS,
     UNKNOWN,
     HandScript,
     ScriptAction,
@@ -34,12 +36,16 @@ from simulators.script import (
     hole_deal,
 )
 
-VARIANTS: Mapping[str, Limit] = {
-    "NT": Limit.NO_LIMIT,
-    "PT": Limit.POT_LIMIT,
-    "FT": Limit.FIXED_LIMIT,
+GAMES: Mapping[str, tuple[str, Limit]] = {
+    "NT": ("holdem", Limit.NO_LIMIT),
+    "PT": ("holdem", Limit.POT_LIMIT),
+    "FT": ("holdem", Limit.FIXED_LIMIT),
+    "PO": ("omaha", Limit.POT_LIMIT),
 }
-VARIANT_OF: Mapping[Limit, str] = {limit: code for code, limit in VARIANTS.items()}
+"""PHH variant code -> the table's game and betting structure."""
+VARIANT_OF: Mapping[tuple[str, Limit], str] = {game: code for code, game in GAMES.items()}
+VARIANTS: Mapping[str, Limit] = {code: limit for code, (_, limit) in GAMES.items()}
+"""PHH variant code -> betting structure (the game is in ``GAMES``)."""
 
 _KNOWN_FIELDS = {
     "variant",
@@ -77,9 +83,9 @@ def loads_phh(text: str) -> HandScript:
     if missing:
         raise ScriptError(f"missing fields: {missing}")
     variant = doc["variant"]
-    if variant not in VARIANTS:
-        raise ScriptError(f"variant {variant!r}: the table deals {sorted(VARIANTS)}")
-    limit = VARIANTS[variant]
+    if variant not in GAMES:
+        raise ScriptError(f"variant {variant!r}: the table deals {sorted(GAMES)}")
+    game, limit = GAMES[variant]
     stacks = _amounts(doc["starting_stacks"], "starting_stacks")
     n = len(stacks)
     blinds = _amounts(doc["blinds_or_straddles"], "blinds_or_straddles")
@@ -112,6 +118,7 @@ def loads_phh(text: str) -> HandScript:
         table=None if doc.get("table") is None else str(doc["table"]),
         venue=doc.get("venue"),
         extra={k: v for k, v in doc.items() if k not in _KNOWN_FIELDS},
+        variant=game,
     )
 
 
@@ -211,10 +218,11 @@ def script_from_record(
 
     Blind and ante posts are not actions in PHH; shows at showdown are left out (the dealer
     reveals every hand still in). ``finishing_stacks`` goes along in ``extra``.
-    Only hold'em hands: a five-card-draw record raises ``ScriptError``.
+    Only hold'em and Omaha hands: a five-card-draw record raises ``ScriptError``.
     """
-    if record.variant != "holdem":
-        raise ScriptError(f"a {record.variant} game cannot be written as a hold'em script")
+    if record.variant not in HOLE_CARDS:
+        raise ScriptError(f"a {record.variant} game cannot be written as a script of "
+                          f"{' or '.join(HOLE_CARDS)}")
     index = {seat: i + 1 for i, seat in enumerate(record.seats)}
     actions: list[ScriptAction] = [
         hole_deal(index[seat], record.hole_cards[seat]) for seat in record.seats
@@ -247,6 +255,7 @@ def script_from_record(
         table=table,
         venue=venue,
         extra={"finishing_stacks": [record.stacks_after[s] for s in record.seats]},
+        variant=record.variant,
     )
 
 
@@ -258,8 +267,11 @@ def phh_fields(script: HandScript) -> dict[str, Any]:
         antes = [script.ante] * n
     else:
         antes[1] = script.ante
+    code = VARIANT_OF.get((script.variant, Limit(script.limit)))
+    if code is None:
+        raise ScriptError(f"PHH has no variant for {script.limit} {script.game}")
     fields: dict[str, Any] = {
-        "variant": VARIANT_OF[script.limit],
+        "variant": code,
         "antes": antes,
         "blinds_or_straddles": [script.small_blind, script.big_blind] + [0] * (n - 2),
     }
@@ -329,6 +341,7 @@ def _toml(value: object) -> str:
 
 
 __all__ = [
+    "GAMES",
     "UNKNOWN",
     "VARIANTS",
     "HandScript",

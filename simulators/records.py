@@ -1,8 +1,8 @@
 """What a dealt hand leaves behind: the records both dealers return and every reader shares.
 
-They live apart from either dealer so that the hold'em dealer (``simulators.holdem``), the draw
-dealer (``simulators.draw``), the PHH writer and the tests read one definition, and none of
-them has to import a dealer to learn what a hand looked like.
+They live apart from the dealers so that the hold'em and Omaha dealers (``simulators.holdem``,
+``simulators.omaha``), the draw dealer (``simulators.draw``), the PHH writer and the tests read
+one definition, and none of them has to import a dealer to learn what a hand looked like.
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ class HandRecord:
     small_blind_seat: int
     big_blind_seat: int
     stacks_before: dict[int, int]
-    hole_cards: dict[int, tuple[str, str]]
+    hole_cards: dict[int, tuple[str, ...]]
+    """Seat -> its hole cards in the order it received them: two in hold'em, four in Omaha."""
     board: tuple[str, ...]
     burns: tuple[str, ...]
     deal: tuple[tuple[str, str], ...]
@@ -118,6 +119,7 @@ class HandRecord:
     unit: int = 1
     """The smallest chip: pots are split in whole units of it."""
     variant: str = "holdem"
+    """``holdem``, ``omaha`` or ``draw5``."""
     outcome: str = ""
     """``showdown``, ``uncontested`` or (five-card draw) ``checked_out``."""
     # five-card draw only; ``button`` is the dealer, ``seats`` start with the Vorhand and

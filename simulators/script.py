@@ -3,7 +3,8 @@
 This is the table's side of a PHH hand history (``simulators.phh`` reads and writes the files):
 plain data, checked for shape here and for legality by the dealer that plays it. Players are
 numbered as in PHH, p1..pN clockwise from the first seat left of the button, so pN is the
-button (heads-up: p1 is the big blind, p2 the button and small blind).
+button (heads-up: p1 is the big blind, p2 the button and small blind). A script is a hand of
+one of the flop games: hold'em (two hole cards) or pot-limit Omaha (four).
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ UNKNOWN = "??"
 """A card the script does not name: the dealer deals whatever the shuffle brings."""
 
 ANTE_MODES = ("each", "big_blind")
+HOLE_CARDS: Mapping[str, int] = {"holdem": 2, "omaha": 4}
+"""The flop games a script can deal, and how many hole cards each player gets in them."""
+ONLY_LIMIT: Mapping[str, Limit] = {"omaha": Limit.POT_LIMIT}
+"""Games dealt in one betting structure only: Omaha is dealt pot-limit."""
 BOARD_COUNTS = (3, 1, 1)
 """Cards per board deal: flop, turn, river."""
 
@@ -70,7 +75,7 @@ def board_deal(cards: Sequence[str]) -> ScriptAction:
 
 @dataclass(frozen=True)
 class HandScript:
-    """One hold'em hand to deal exactly."""
+    """One hold'em or Omaha hand to deal exactly."""
 
     limit: Limit
     small_blind: int
@@ -87,6 +92,8 @@ class HandScript:
     venue: str | None = None
     extra: Mapping[str, object] = field(default_factory=dict)
     """Other PHH fields, kept so a file read and written again loses nothing."""
+    variant: str = "holdem"
+    """``holdem`` or ``omaha`` (``HOLE_CARDS``)."""
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -110,6 +117,12 @@ class HandScript:
             problems.append(f"ante {self.ante} ({self.ante_mode}) is not valid")
         if self.players and len(self.players) != n:
             problems.append(f"{len(self.players)} player names for {n} players")
+        if self.variant not in HOLE_CARDS:
+            problems.append(f"variant {self.variant!r} is not one of {list(HOLE_CARDS)}")
+            raise ScriptError("; ".join(problems))  # its actions cannot be read without it
+        only = ONLY_LIMIT.get(self.variant)
+        if only is not None and Limit(self.limit) is not only:
+            problems.append(f"{self.game} is dealt {only.value} only, not {self.limit}")
         problems.extend(self._check_actions(n))
         if problems:
             raise ScriptError("; ".join(problems))
@@ -125,8 +138,9 @@ class HandScript:
                 if action.verb == "dh":
                     if not 1 <= action.target <= n or action.target in dealt:
                         problems.append(f"{action.notation()!r}: no such player, or dealt twice")
-                    elif len(action.cards) != 2:
-                        problems.append(f"{action.notation()!r}: hold'em deals two hole cards")
+                    elif len(action.cards) != HOLE_CARDS[self.variant]:
+                        problems.append(f"{action.notation()!r}: {self.game} deals "
+                                        f"{HOLE_CARDS[self.variant]} hole cards")
                     dealt.add(action.target)
                 elif action.verb == "db":
                     if boards >= len(BOARD_COUNTS) or len(action.cards) != BOARD_COUNTS[boards]:
@@ -137,7 +151,7 @@ class HandScript:
             elif not 1 <= action.actor <= n:
                 problems.append(f"{action.notation()!r}: there is no player p{action.actor}")
             elif action.verb not in ("cbr", "cc", "f", "sm"):
-                problems.append(f"{action.notation()!r}: not a hold'em action")
+                problems.append(f"{action.notation()!r}: not a {self.game} action")
             elif action.verb == "cbr" and (action.amount is None or action.amount <= 0):
                 problems.append(f"{action.notation()!r}: a bet needs a positive amount")
         bad = sorted({c for c in known if not is_card(c)})
@@ -148,6 +162,11 @@ class HandScript:
         return problems
 
     # derived views -------------------------------------------------------------------------
+
+    @property
+    def game(self) -> str:
+        """The game's name as a person writes it."""
+        return "Omaha" if self.variant == "omaha" else "hold'em"
 
     @property
     def button(self) -> int:
@@ -171,12 +190,14 @@ class HandScript:
     def deal_order(self) -> list[str]:
         """Cards in the order they leave the shoe, ``??`` where the script leaves it open.
 
-        Hole cards one at a time clockwise from p1, twice; then burn, flop, burn, turn, burn,
-        river (the burns are never named by PHH).
+        Hole cards one at a time clockwise from p1, twice in hold'em and four times in Omaha;
+        then burn, flop, burn, turn, burn, river (the burns are never named by PHH).
         """
         n = len(self.seats)
+        rounds = HOLE_CARDS[self.variant]
         hole = self.hole_cards()
-        order = [hole.get(p, (UNKNOWN, UNKNOWN))[r] for r in range(2) for p in range(1, n + 1)]
+        unknown = (UNKNOWN,) * rounds
+        order = [hole.get(p, unknown)[r] for r in range(rounds) for p in range(1, n + 1)]
         board = self.board()
         board += [UNKNOWN] * (5 - len(board))
         order += [UNKNOWN, *board[:3], UNKNOWN, board[3], UNKNOWN, board[4]]

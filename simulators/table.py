@@ -1,12 +1,13 @@
-"""The virtual table: a dealer running hold'em or five-card draw on the virtual devices.
+"""The virtual table: a dealer running hold'em, pot-limit Omaha or five-card draw on the
+virtual devices.
 
 ``VirtualTable`` is what a caller holds: it checks the set-up, keeps the game settings, deals
 one hand at a time (at random, or as a PHH script says), and can be paused, resumed and run.
 The games themselves are dealt elsewhere, each on the shared dealer (``simulators.dealer``:
-the deck, chips, stacks, felt and push): Texas Hold'em by ``simulators.holdem``, five-card
-draw (``variant="draw5"``) by ``simulators.draw``. This module picks the game and knows
-neither procedure's insides; the records a hand leaves are ``simulators.records``' (also
-importable from here).
+the deck, chips, stacks, felt and push): Texas Hold'em by ``simulators.holdem``, pot-limit
+Omaha (``variant="omaha"``) by ``simulators.omaha``, five-card draw (``variant="draw5"``) by
+``simulators.draw``. This module picks the game and knows no procedure's insides; the records
+a hand leaves are ``simulators.records``' (also importable from here).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from simulators.draw import play_draw
 from simulators.endpoints import Recorder
 from simulators.felt import SEATS
 from simulators.holdem import play_holdem
+from simulators.omaha import play_omaha
 from simulators.records import ActionRecord, Exchange, HandRecord, PotAward, StackChange
 from simulators.script import (
     ANTE_MODES,
+    HOLE_CARDS,
+    ONLY_LIMIT,
     UNKNOWN,
     HandScript,
     ScriptError,
@@ -43,11 +47,19 @@ __all__ = [
     "StackChange",
     "VirtualTable",
     "clockwise_from",
+    "default_limit",
 ]
 
-VARIANTS = ("holdem", "draw5")
+VARIANTS = ("holdem", "draw5", "omaha")
 ALL_CHECK_RULES = ("carry_over", "showdown")
 """What a draw game does when the second round is checked around (A-23, BET-22)."""
+
+
+def default_limit(variant: str) -> str:
+    """The betting structure a game is dealt with when none is given: pot-limit for Omaha
+    (the only one it is dealt with), no-limit for the others."""
+    only = ONLY_LIMIT.get(variant)
+    return only.value if only is not None else Limit.NO_LIMIT.value
 
 
 class VirtualTable:
@@ -60,13 +72,18 @@ class VirtualTable:
     order in which cards leave the shoe in the next hand (the rest follows shuffled).
 
     ``limit`` is the betting structure (fixed-limit: small bet = big blind pre-flop and on the
-    flop, big bet = two big blinds on the turn and river, at most four bets a round). ``ante``
+    flop, big bet = two big blinds on the turn and river, at most four bets a round); without
+    one, the game's own (``default_limit``). ``ante``
     is paid by every seat (``ante_mode="each"``) or once by the big blind (``"big_blind"``).
     Random players fold a bet with ``fold_probability``; with ``aggression`` > 0 they also bet
     and raise (less often the more raises the round has seen), going all-in with
     ``all_in_share`` of their bets and raises, otherwise raising the minimum or a random amount
     up to the limit. With ``aggression=0`` nobody bets or raises and the random draws are the
     same as they always were, so a seed deals the same hands.
+
+    ``variant="omaha"`` deals pot-limit Omaha (``simulators.omaha``): hold'em's hand with four
+    hole cards a seat and the Omaha showdown; it is dealt pot-limit only, so a random player's
+    bets and raises never go beyond the pot after his call, and hit it exactly now and then.
 
     ``variant="draw5"`` deals five-card draw (``simulators.draw``): the button is the dealer,
     every seat antes ``ante`` (one smallest chip when 0 is given, SEAT-07's disputed amount),
@@ -108,7 +125,7 @@ class VirtualTable:
         rng: random.Random | None = None,
         deck_order: Sequence[str] | None = None,
         fold_probability: float = 0.15,
-        limit: str = "no-limit",
+        limit: str | None = None,
         ante: int = 0,
         ante_mode: str = "each",
         aggression: float = 0.0,
@@ -121,6 +138,8 @@ class VirtualTable:
     ) -> None:
         self.unit = smallest_unit(chips)
         self.variant = variant
+        if limit is None:
+            limit = default_limit(variant)
         if variant == "draw5" and ante == 0:
             ante = self.unit
         problems = self._setup_problems(seats, small_blind, big_blind, ante, ante_mode, limit)
@@ -226,6 +245,8 @@ class VirtualTable:
             problems.append(f"ante_mode {ante_mode!r} is not one of {list(ANTE_MODES)}")
         if limit not in {m.value for m in Limit}:
             problems.append(f"limit {limit!r} is not one of {[m.value for m in Limit]}")
+        elif (only := ONLY_LIMIT.get(self.variant)) is not None and limit != only.value:
+            problems.append(f"{self.variant} is dealt {only.value} only, not {limit}")
         return problems
 
     # state a caller may read or set between hands -------------------------------------------
@@ -401,10 +422,10 @@ class VirtualTable:
         on deciding as random players do. A script the rules do not allow (an action out of
         turn, a raise below the minimum, a board dealt while a player is still to act...) raises
         ``ScriptError`` before anything happens at the table (see ``rehearse``; pass
-        ``rehearsed=True`` when that was done already).
+        ``rehearsed=True`` when that was done already). The script's game must be the table's:
+        a hold'em script on a hold'em table, an Omaha script (PHH ``PO``) on an Omaha table.
         """
-        if self.variant != "holdem":
-            raise ScriptError("scripts are hold'em hands; this table deals " + self.variant)
+        self._same_game(script)
         if not rehearsed:
             self.rehearse(script)
         return self._play_locked(stop, script)
@@ -415,8 +436,7 @@ class VirtualTable:
         Raises ``ScriptError`` (or ``ChipShortage``, for stacks the chip set cannot make) if
         the hand cannot be dealt as written; returns what would have happened.
         """
-        if self.variant != "holdem":
-            raise ScriptError("scripts are hold'em hands; this table deals " + self.variant)
+        self._same_game(script)
         try:
             rehearsal = VirtualTable(
                 _silent_devices(),
@@ -429,10 +449,19 @@ class VirtualTable:
                 limit=script.limit,
                 ante=script.ante,
                 ante_mode=script.ante_mode,
+                variant=script.variant,
             )
         except ValueError as e:
             raise ScriptError(str(e)) from e
         return rehearsal.play_script(script, rehearsed=True)
+
+    def _same_game(self, script: HandScript) -> None:
+        if self.variant not in HOLE_CARDS:
+            raise ScriptError(f"scripts are hands of {list(HOLE_CARDS)}; this table deals "
+                              f"{self.variant}")
+        if script.variant != self.variant:
+            raise ScriptError(f"the script is a {script.variant} hand; this table deals "
+                              f"{self.variant}")
 
     def _play_locked(self, stop: threading.Event | None, script: HandScript | None) -> HandRecord:
         with self._lock:
@@ -451,6 +480,8 @@ class VirtualTable:
                 number = self.hands_played + 1
                 if self.variant == "draw5":
                     record = play_draw(self._dealer, settings, number)
+                elif self.variant == "omaha":
+                    record = play_omaha(self._dealer, settings, number, script)
                 else:
                     record = play_holdem(self._dealer, settings, number, script)
             finally:

@@ -54,7 +54,9 @@ class VirtualTableRig:
     person's action hands over to another device (see ``Pacer``).
     ``limit``, ``ante``, ``ante_mode``, ``aggression``, ``all_in_share``, ``variant``,
     ``second_round_all_check``, ``stack_zones`` and ``button_uid`` go to the table (see
-    ``VirtualTable``); the button's tag must be no tag of any deck in the registry either.
+    ``VirtualTable``; ``variant="omaha"`` deals pot-limit Omaha, and without a ``limit`` each
+    game is dealt with its own structure); the button's tag must be no tag of any deck in the
+    registry either.
 
     Accidents for the tests of a service that must notice what it missed: ``unplug`` and
     ``replug`` (the port fails, then the device boots again), ``reset`` (the device boots
@@ -82,7 +84,7 @@ class VirtualTableRig:
         heartbeat: float | None = 1.0,
         chip_refresh: float | None = 1.0,
         firmware: str = "1.0",
-        limit: str = "no-limit",
+        limit: str | None = None,
         ante: int = 0,
         ante_mode: str = "each",
         aggression: float = 0.0,

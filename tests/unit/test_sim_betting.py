@@ -249,7 +249,7 @@ def test_script_shape_problems_are_listed() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('variant = "PO"', "variant"),
+        ('variant = "FO/8"', "variant"),  # Omaha hi-lo: the table deals PO only
         ("blinds_or_straddles = [50, 100, 200]", "straddles"),
         ("antes = [0, 0, 25]", "big-blind ante"),
         ("min_bet = 50", "min_bet"),

@@ -75,9 +75,11 @@ class OmahaTables:
     """What every seat's rows are made from, worked out once per process (``omaha_tables``)."""
 
     pair_triple: npt.NDArray[np.int16]  # [pair's rank kind, triple's rank kind] -> value
-    triples_of_five: npt.NDArray[np.int16]  # [five ranks' kind, 10] -> kinds of its triples
+    # the second index runs over the many kinds or masks, so that taking the best of the ten
+    # is an element-wise minimum of ten long rows, which numpy does fast
+    triples_of_five: npt.NDArray[np.int16]  # [10, five ranks' kind] -> kinds of its triples
     flush_masks: npt.NDArray[np.uint16]  # the 2,288 rank masks of 3 to 5 ranks
-    flush_triples: npt.NDArray[np.uint16]  # [mask, 10] -> its 3-rank sub-masks, 0 past the last
+    flush_triples: npt.NDArray[np.uint16]  # [10, mask] -> its 3-rank sub-masks, 0 past the last
     flush5: npt.NDArray[np.int16]  # 13-bit rank mask -> value of that flush, NONE unless 5 bits
 
 
@@ -104,13 +106,13 @@ def omaha_tables() -> OmahaTables:
     keys = np.array(RANK_KEYS, dtype=np.int64)
     triples_of_five = np.stack(
         [np.searchsorted(threes, keys[ranks[:, list(p)]].sum(axis=1))
-         for p in combinations(range(5), 3)], axis=1).astype(np.int16)
+         for p in combinations(range(5), 3)]).astype(np.int16)
     masks = [m for m in range(1 << 13) if 3 <= m.bit_count() <= 5]
-    triples = np.zeros((len(masks), 10), dtype=np.uint16)
+    triples = np.zeros((10, len(masks)), dtype=np.uint16)
     for i, m in enumerate(masks):
         bits = [1 << r for r in range(13) if m >> r & 1]
         for j, three in enumerate(combinations(bits, 3)):
-            triples[i, j] = sum(three)
+            triples[j, i] = sum(three)
     flush = tables().flush
     fifth = np.array([m.bit_count() == 5 for m in range(1 << 13)])
     flush5 = np.where(fifth, flush, NONE).astype(np.int16)
@@ -137,7 +139,7 @@ class _Seat:
         pair_keys = [int(t.rank_key[a]) + int(t.rank_key[b]) for a, b in pairs]
         kinds = np.searchsorted(rank_multisets(2), pair_keys)
         by_triple = o.pair_triple[kinds].min(axis=0)
-        self.best: npt.NDArray[np.int16] = by_triple[o.triples_of_five].min(axis=1)
+        self.best: npt.NDArray[np.int16] = np.minimum.reduce(by_triple[o.triples_of_five])
         self.flush: npt.NDArray[np.int16] | None = None
         for s in range(4):
             suited = [int(t.rank_bit[c]) for c in cards if int(t.suit[c]) == s]
@@ -148,7 +150,7 @@ class _Seat:
             held = np.array([a | b for a, b in combinations(suited, 2)], dtype=np.intp)
             # a board mask sharing a rank with the seat's suit never occurs: its rows are NONE
             fives = o.flush5[held[:, None, None] | o.flush_triples[None, :, :]]
-            self.flush[s, o.flush_masks] = fives.min(axis=(0, 2))
+            self.flush[s, o.flush_masks] = fives.reshape(-1, len(o.flush_masks)).min(axis=0)
 
 
 def omaha_counts(holes: Sequence[Sequence[str]], board: Sequence[str],

@@ -45,6 +45,9 @@ def main() -> None:
                    help="memory bench with the service's win probabilities on, off or both")
     p.add_argument("--equity-hands", type=int, default=40,
                    help="hands per run of the equity latency bench")
+    p.add_argument("--equity-computation-only", action="store_true",
+                   help="the equity bench's computation alone (hold'em and Omaha), without "
+                        "its runs through the service")
     p.add_argument("--restart-inputs", type=int, default=1_000_000,
                    help="inputs in the journal of the restart bench")
     p.add_argument("--restart-runs", type=int, default=5, help="restart runs (spread printed)")
@@ -106,7 +109,7 @@ def main() -> None:
     if a.only in (None, "equity"):
         from bench import equity
 
-        equity.run(max(a.runs, 3), a.equity_hands)
+        equity.run(max(a.runs, 3), a.equity_hands, through=not a.equity_computation_only)
     if a.only in (None, "restart"):
         from bench import restart
 

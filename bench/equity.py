@@ -4,6 +4,10 @@
    (pre-flop heads-up, three- and six-handed, exact; the flop and the turn ten-handed), several
    runs each, beside the same computation done the plain way: a Python loop over every board
    calling the library evaluator (phevaluator's native seven-card evaluator) once per hand.
+   Omaha likewise (issue 31): two, four and six hands pre-flop (boards sampled) and on the flop
+   (every board), each run beside a plain loop over the same number of boards calling
+   phevaluator's native Omaha evaluator (best of two hole and three board cards) once per hand,
+   the two alternating so that both meet the same minutes of a shared machine.
 2. Through the real service and broker: ``tablesvc run`` reads four-handed hands from ptys
    (the deal, one player folding by mucking his cards, the flop, the turn, the river) and the
    time is taken from the write of the frame that changes the odds (the last hole card, the
@@ -63,6 +67,9 @@ SPOTS: list[tuple[str, list[tuple[str, str]], list[str]]] = [
      ["Th", "7h", "2c", "Qd"]),
 ]
 IDS = {r + s: i * 4 + j for i, r in enumerate("23456789TJQKA") for j, s in enumerate("cdhs")}
+OMAHA_HOLES = [("As", "Ad", "Ks", "Qd"), ("Jh", "Th", "9c", "8c"), ("Kh", "Kc", "7s", "6s"),
+               ("Qh", "Jd", "Tc", "9d"), ("Ac", "5c", "4h", "3d"), ("8h", "8d", "7d", "2s")]
+OMAHA_FLOP = ["Td", "9h", "4c"]
 
 
 def plain_loop(holes: Sequence[tuple[str, str]], board: Sequence[str]) -> list[float]:
@@ -107,6 +114,69 @@ def computation(runs: int, baseline_runs: int) -> list[dict[str, Any]]:
               f"{_range(plain)} ms over {baseline_runs} run(s); "
               f"{statistics.median(plain) / statistics.median(ours):,.0f}x", flush=True)
     return rows
+
+
+def plain_omaha(holes: Sequence[Sequence[str]], board: Sequence[str],
+                samples: int) -> list[float]:
+    """The Omaha baseline: every board (or ``samples`` boards drawn at random when the board
+    is empty, as many as the engine samples), every hand, one call of the library's Omaha
+    evaluator each."""
+    seen = {c for h in holes for c in h} | set(board)
+    deck = [IDS[c] for c in IDS if c not in seen]
+    hands = [[IDS[c] for c in h] for h in holes]
+    known = [IDS[c] for c in board]
+    evaluate = _pheval.evaluate_omaha_cards
+    rng = random.Random(1)
+    boards: Iterator[tuple[int, ...]] | list[tuple[int, ...]]
+    if board:
+        boards = itertools.combinations(deck, 5 - len(board))
+    else:
+        boards = [tuple(rng.sample(deck, 5)) for _ in range(samples)]
+    shares = [0.0] * len(holes)
+    for rest in boards:
+        cards = (*known, *rest)
+        values = [evaluate(*cards, *h) for h in hands]
+        best = min(values)
+        winners = [i for i, v in enumerate(values) if v == best]
+        for i in winners:
+            shares[i] += 1 / len(winners)
+    return shares
+
+
+def omaha_computation(runs: int) -> list[dict[str, Any]]:
+    """Omaha, 2, 4 and 6 hands, pre-flop and on the flop: each run of ``compute`` followed by
+    one run of the plain loop over as many boards."""
+    warm_up()
+    rows = []
+    for players in (2, 4, 6):
+        holes = OMAHA_HOLES[:players]
+        for street, board in (("pre-flop", []), ("flop", OMAHA_FLOP)):
+            request = EquityRequest(1, 1, "omaha", "x", tuple(enumerate(holes, 1)),
+                                    tuple(board))
+            ours, plain = [], []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                figures = compute(request)
+                ours.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                plain_omaha(holes, board, figures["samples"])
+                plain.append((time.perf_counter() - t0) * 1000)
+            name = f"Omaha {street} {players}-handed"
+            hands = figures["samples"] * players
+            met = "met" if max(ours) <= TARGET_MS else "NOT met"
+            rows.append({"spot": name, "hands": hands, "method": figures["method"],
+                         "ours_ms": ours, "plain_ms": plain})
+            error = f", error {figures['error']} points" if figures["error"] else ""
+            print(f"{name}: {figures['samples']:,} boards x {players} hands, "
+                  f"{figures['method']}{error}; tablesvc.equity {_range(ours)} ms; plain loop "
+                  f"over phevaluator's Omaha evaluator {_range(plain)} ms; "
+                  f"{_ratio(statistics.median(plain) / statistics.median(ours))}x; within "
+                  f"{TARGET_MS:.0f} ms every run: {met}", flush=True)
+    return rows
+
+
+def _ratio(r: float) -> str:
+    return f"{r:,.0f}" if r >= 10 else f"{r:.2g}"
 
 
 def _range(ms: Sequence[float]) -> str:
@@ -313,9 +383,15 @@ def through_service(n_hands: int) -> dict[str, Any]:
     return result
 
 
-def run(runs: int = 3, hands_per_run: int = 40, baseline_runs: int = 3) -> None:
+def run(runs: int = 3, hands_per_run: int = 40, baseline_runs: int = 3,
+        through: bool = True) -> None:
     print(f"-- equity: the computation alone ({max(runs, 5)} runs per spot)")
     computation(max(runs, 5), baseline_runs)
+    print(f"-- equity: Omaha, the computation alone ({max(runs, 5)} runs per spot, each beside "
+          f"a run of the plain loop)")
+    omaha_computation(max(runs, 5))
+    if not through:
+        return
     print(f"-- equity: card or fold -> equity event at a subscriber ({runs} runs of "
           f"{hands_per_run} four-handed hands, {PLAYERS} then 3 live)")
     totals: list[Spread] = []

@@ -111,6 +111,23 @@ def test_the_flop_is_every_board_counted_exactly(seed: int, players: int, hole: 
     assert_same(omaha_counts(holes, board), enumerate_all(holes, board))
 
 
+@pytest.mark.parametrize(("seed", "players"), [(21, 2), (22, 6)])
+def test_the_flop_agrees_with_the_libraries_own_omaha_evaluator(seed: int, players: int) -> None:
+    """phevaluator's native Omaha evaluator (four hole cards, five on the board) picks the
+    best two and three itself: no code of the core's showdown takes part."""
+    holes, board = deal(seed, players, 4, 3)
+    out = {c for h in holes for c in h} | set(board)
+    shares = [0.0] * players
+    for rest in itertools.combinations([c for c in DECK if c not in out], 2):
+        cards = [ID[c] for c in (*board, *rest)]
+        values = [_pheval.evaluate_omaha_cards(*cards, *(ID[c] for c in h)) for h in holes]
+        winners = [i for i, v in enumerate(values) if v == min(values)]
+        for i in winners:
+            shares[i] += 1 / len(winners)
+    counts = omaha_counts(holes, board)
+    assert (counts.wins + counts.ties).tolist() == pytest.approx(shares, abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", [6, 7, 8])
 def test_turn_outs_are_the_river_cards_that_win_or_tie(seed: int) -> None:
     holes, board = deal(seed, 3, 4, 4)

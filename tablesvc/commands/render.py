@@ -6,6 +6,8 @@ from typing import Any
 
 from rich.text import Text
 
+from tablesvc.game_names import game_name
+
 STYLE = {
     "hand_started": "bold cyan", "hand_ended": "bold cyan", "board": "bold green",
     "burn": "green", "card_dealt": "white", "hole_cards": "magenta", "action": "yellow",
@@ -21,13 +23,8 @@ def _seats(seats: list[dict[str, Any]]) -> str:
 
 def describe(e: dict[str, Any]) -> str:
     t = e.get("type")
-    if t == "hand_started" and e.get("variant") == "draw5":
-        carried = f", carried pot {e['carried_pot']}" if e.get("carried_pot") else ""
-        return (f"five-card draw, dealer {e['button']}, ante {e['ante']}{carried} · "
-                f"{_seats(e['seats'])}")
     if t == "hand_started":
-        return (f"button {e['button']}, blinds {e['small_blind']}/{e['big_blind']} "
-                f"(SB {e['small_blind_seat']}, BB {e['big_blind_seat']}) · {_seats(e['seats'])}")
+        return _hand_started(e)
     if t == "card_dealt":
         face = f" face UP {e['card']}" if e.get("face_up") else ""
         return f"seat {e['seat']} card {e['n']} (#{e['index']}){face}"
@@ -75,6 +72,19 @@ def describe(e: dict[str, Any]) -> str:
     keys = {k: v for k, v in e.items() if k not in ("v", "venue", "table", "seq", "prev_seq",
                                                     "ts", "hand", "type")}
     return str(keys)
+
+
+def _hand_started(e: dict[str, Any]) -> str:
+    """The game by name ("Pot-limit Omaha"), then its forced bets: the blinds, or in a game
+    without (draw: both blind seats null) the dealer and the ante."""
+    game = game_name(e.get("variant"), e.get("limit"))
+    named = f"{game}, " if game else ""
+    if e.get("small_blind_seat") is None and e.get("big_blind_seat") is None:
+        carried = f", carried pot {e['carried_pot']}" if e.get("carried_pot") else ""
+        return (f"{named}dealer {e['button']}, ante {e['ante']}{carried} · "
+                f"{_seats(e['seats'])}")
+    return (f"{named}button {e['button']}, blinds {e['small_blind']}/{e['big_blind']} "
+            f"(SB {e['small_blind_seat']}, BB {e['big_blind_seat']}) · {_seats(e['seats'])}")
 
 
 def _equity(e: dict[str, Any]) -> str:

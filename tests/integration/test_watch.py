@@ -55,6 +55,33 @@ def test_watch_alerts_prints_each_alert_of_the_table_and_nothing_else(
     assert "other_table" not in out
 
 
+def test_watch_names_the_game_of_a_pot_limit_omaha_hand(tmp_path: Path,
+                                                        broker: Mosquitto) -> None:
+    watcher = subprocess.Popen([*CLI, "--config", str(config(tmp_path, broker.port)),
+                                "--count", "1", "--timeout", "20"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=ROOT)
+    assert watcher.stderr is not None
+    assert watcher.stderr.readline().startswith(f"watching {PREFIX}/events as an anonymous")
+    started = {"v": 1, "venue": "demo", "table": "t01", "seq": 1, "prev_seq": None,
+               "ts": "2026-11-30T01:00:00.000Z", "hand": 4, "type": "hand_started",
+               "variant": "omaha", "limit": "pot-limit", "button": 3, "small_blind_seat": 1,
+               "big_blind_seat": 2, "seats": [{"seat": s, "name": n, "stack": 5000}
+                                              for s, n in ((1, "Ann"), (2, "Ben"), (3, "Cy"))],
+               "small_blind": 25, "big_blind": 50, "ante": 0, "ante_mode": "each",
+               "carried_pot": 0}
+    pub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    pub.connect("127.0.0.1", broker.port)
+    pub.loop_start()
+    pub.publish(f"{PREFIX}/events", json.dumps(started), qos=1).wait_for_publish(5)
+    out, err = watcher.communicate(timeout=30)
+    pub.loop_stop()
+    assert watcher.returncode == 0, err
+    assert out.split("hand_started", 1)[1].strip() == (
+        "Pot-limit Omaha, button 3, blinds 25/50 (SB 1, BB 2) · 1:Ann 5000, 2:Ben 5000, "
+        "3:Cy 5000")
+
+
 def test_watch_without_a_broker_says_so_and_fails(tmp_path: Path) -> None:
     done = subprocess.run([*CLI, "--config", str(config(tmp_path, free_port())),
                            "--timeout", "5"], capture_output=True, text=True, cwd=ROOT,

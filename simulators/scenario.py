@@ -12,7 +12,9 @@ Format (every key but ``id``, ``setup`` and ``steps`` is optional)::
     title: Clean hand
     rules: [SHOW-01]
     setup:
-      variant: holdem             # or draw5 (five-card draw, docs/DRAW.md)
+      variant: holdem             # or draw5 (five-card draw, docs/DRAW.md), or omaha
+                                  # (pot-limit Omaha, docs/OMAHA.md: four hole cards a
+                                  # seat, limit pot-limit unless given, and only that)
       seats: {1: 10000, 2: 10000, 3: 10000, 4: 10000}
       button: 4                   # in draw5: the dealer
       blinds: [100, 200]          # also: ante, ante_mode, limit
@@ -78,6 +80,7 @@ from typing import Any
 import yaml
 
 from simulators.decks import is_card
+from simulators.script import ONLY_LIMIT
 
 __all__ = [
     "Expectation",
@@ -97,7 +100,7 @@ SCENARIO_DIR = Path(__file__).parent / "scenarios"
 CARD_ZONES = frozenset({*(f"S{s}" for s in range(1, 11)), "BOARD", "BURN", "MUCK"})
 SEVERITIES = ("info", "warning", "critical")
 REASONS = ("showdown", "uncontested", "misdeal", "cancelled", "checked_out")
-VARIANTS = ("holdem", "draw5")
+VARIANTS = ("holdem", "draw5", "omaha")
 BARE_STEPS = frozenset({"newhand", "gather", "collect", "push", "antes"})
 STEP_KINDS = frozenset(
     {
@@ -292,6 +295,10 @@ def _setup(raw: Any, source: str) -> Setup:
     stack_zones = raw.get("stack_zones", False)
     if not isinstance(stack_zones, bool):
         raise ScenarioError(f"{where}: stack_zones must be true or false")
+    only = ONLY_LIMIT.get(variant)
+    limit = str(raw.get("limit", only.value if only is not None else "no-limit"))
+    if only is not None and limit != only.value:
+        raise ScenarioError(f"{where}: {variant} is dealt {only.value} only, not {limit}")
     return Setup(
         seats=seats,
         button=button,
@@ -300,7 +307,7 @@ def _setup(raw: Any, source: str) -> Setup:
         big_blind=bb,
         ante=_amount(raw.get("ante", 0), f"{where}: ante"),
         ante_mode=str(raw.get("ante_mode", "each")),
-        limit=str(raw.get("limit", "no-limit")),
+        limit=limit,
         deck=tuple(deck),
         seed=seed,
         enrolled=dict(enrolled),

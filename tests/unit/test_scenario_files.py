@@ -31,7 +31,8 @@ def frames_of(recorded: list[tuple[str, bytes]]) -> list[tuple[str, str, tuple[s
 
 def test_every_scenario_is_shipped_and_loads() -> None:
     """The 25 scenarios of RULES.md §4 (T25 in three cases), a draw game per draw
-    irregularity (D..) and a scenario per further rule (R..), each naming its rules."""
+    irregularity (D..), a scenario per further rule (R..) and the pot-limit Omaha hands
+    (O..), each naming its rules."""
     by_variant: dict[str, list[str]] = {}
     for path in FILES:
         sc = load_scenario(path)
@@ -44,7 +45,8 @@ def test_every_scenario_is_shipped_and_loads() -> None:
     assert [i for i in by_variant["holdem"] if i.startswith("T")] == [
         f"T{n:02d}" for n in range(1, 23)]
     assert [i for i in ids if i.startswith("D")] == [f"D{n:02d}" for n in range(1, 21)]
-    assert all(i[0] in "TDR" for i in ids), ids
+    assert by_variant["omaha"] == [f"O{n:02d}" for n in range(1, 8)]
+    assert all(i[0] in "TDRO" for i in ids), ids
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

@@ -13,15 +13,18 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import fields, replace
+from pathlib import Path
 
 import pytest
-from pokerkit import Automation, HandHistory
+from pokerkit import Automation, HandHistory, OmahaHoldemHand
 
 from drivers.tsp import decode
 from simulators.betting import Limit
 from simulators.dealer import ROOM_HABITS, Habits
+from simulators.handeval import best_hand
 from simulators.phh import dumps_phh, loads_phh, script_from_record
-from simulators.scenario import ScenarioError, loads_scenario
+from simulators.scenario import ScenarioError, load_scenario, loads_scenario, scenario_files
+from simulators.scenario_player import play_scenario
 from simulators.script import ScriptError
 from simulators.table import HandRecord, VirtualTable
 from simulators.virtual import recorded_table
@@ -303,3 +306,48 @@ def test_omaha_is_dealt_pot_limit_only() -> None:
                        "limit: no-limit}\nsteps: [newhand]\n")
     assert loads_scenario("id: OX\nsetup: {variant: omaha, seats: {1: 900, 2: 900}, "
                           "button: 1}\nsteps: [newhand]\n").setup.limit == "pot-limit"
+
+
+# the scenario files of Omaha irregularities --------------------------------------------------
+
+OMAHA_SCENARIOS = [p for p in scenario_files() if load_scenario(p).setup.variant == "omaha"]
+
+
+@pytest.mark.parametrize("path", OMAHA_SCENARIOS, ids=lambda p: p.stem)
+def test_every_omaha_scenario_deals_four_rounds_from_the_buttons_left_first(path: Path) -> None:
+    """Whatever goes wrong later, each scenario's first 4N cards are the clean Omaha deal (the
+    irregularities of the scenarios come after it, or at a card of it, like a face-up one)."""
+    sc = load_scenario(path)
+    st = sc.setup
+    table, frames = recorded_table(st.seats, seed=1, small_blind=st.small_blind,
+                                   big_blind=st.big_blind, button=st.button, variant=st.variant)
+    assert table.limit.value == st.limit == "pot-limit"
+    mark = len(frames)
+    play_scenario(table, sc)
+    order = clockwise_from_button(st.button, list(st.seats))
+    zones = [zone for _, zone in dealt(frames[mark:], table)]
+    assert zones[: 4 * len(order)] == [f"S{s}" for s in order] * 4, sc.id
+
+
+def test_the_clean_omaha_scenario_is_dealt_as_the_dealer_deals_and_won_by_the_omaha_rule() -> None:
+    """O01 is the virtual dealer's clean hand, card for card; its showdown turns on the rule
+    of two: by pokerkit's Omaha reading S3's flush beats S2's three kings, where hold'em
+    would give S2 the ace-high flush with one heart."""
+    sc = load_scenario(next(p for p in OMAHA_SCENARIOS if p.stem.startswith("o01")))
+    st = sc.setup
+    table, frames = recorded_table(st.seats, seed=1, small_blind=st.small_blind,
+                                   big_blind=st.big_blind, button=st.button, variant="omaha")
+    mark = len(frames)
+    stacks = play_scenario(table, sc)
+    wire = dealt(frames[mark:], table)
+    assert [z for _, z in wire] == ["S1", "S2", "S3", "S4"] * 4 + STREETS
+    hole = {s: "".join(c for c, z in wire if z == f"S{s}") for s in st.seats}
+    board = "".join(c for c, z in wire if z == "BOARD")
+    s2, s3 = (OmahaHoldemHand.from_game(hole[s], board) for s in (2, 3))
+    assert s3 > s2 and str(s2).startswith("Three of a kind") and str(s3).startswith("Flush")
+    board_cards = [board[i : i + 2] for i in range(0, 10, 2)]
+    assert hole[2].startswith("Ah") and hole[3].startswith("9h8h")
+    holdem = best_hand(["Ah", "Kc", *board_cards]), best_hand(["9h", "8h", *board_cards])
+    assert holdem[0] > holdem[1] and holdem[0][:2] == (5, 14)  # hold'em: S2's ace-high flush
+    assert sc.expect.outcome.awards == ((12300, {3: 12300}),)
+    assert stacks == sc.expect.outcome.stacks

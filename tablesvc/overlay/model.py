@@ -1,10 +1,12 @@
 """What the overlay page shows, built from the table's messages once their delay is over.
 
 ``TableView`` is fed the messages of one table in the order they are due (``apply``) and
-answers ``view()``: one JSON-ready picture of the table for the page (seats with name, stack,
-bet, cards, win probability, badges; the board; the pot and side pots; the last action; the
-showdown). The page never sees a message, only the pictures, so nothing reaches the browser
-before the delay has passed. Pure: no I/O, no clock.
+answers ``view()``: one JSON-ready picture of the table for the page (the game by name; seats
+with name, stack, bet, cards, win probability, badges; the board; the pot and side pots; the
+last action; the showdown). A seat holds the cards its events dealt it, whatever the game
+(two in hold'em, four in Omaha, five in draw), so a new game needs no change here. The page
+never sees a message, only the pictures, so nothing reaches the browser before the delay has
+passed. Pure: no I/O, no clock.
 
 Sources: ``state`` (the retained public snapshot) lets an overlay started in the middle of a
 hand show that hand at once; ``events`` and ``secure/events`` carry everything else
@@ -19,7 +21,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablesvc.game_names import game_name
+
 CLEARS_EQUITY = frozenset({"board", "draw", "hole_cards", "hand_started", "hand_ended"})
+DEALS: dict[str, tuple[int, str | None]] = {
+    "holdem": (2, "preflop"), "omaha": (4, "preflop"), "omaha5": (5, "preflop"),
+    "draw5": (5, "predraw"),
+}
+"""Per variant: the cards each seat is dealt face down, and the street before the first
+board or draw. Only for what no event has said: a hand followed from its start shows, for each
+seat, the cards its ``card_dealt`` and ``hole_cards`` events dealt it (so a game not listed
+here shows right from its first hand); a picture started from the retained state, which says
+who is in the hand but not how many cards each holds, shows this many. A variant not listed
+shows no card there, and takes its first street from its first ``equity``."""
 
 
 @dataclass
@@ -31,7 +45,7 @@ class Seat:
     bet: int = 0
     put_in: int = 0  # this hand, for the side pots
     cards: list[str] | None = None  # known cards (secure feed, or tabled at the showdown)
-    down: int = 0  # cards dealt face down
+    down: int = 0  # cards dealt to the seat (its card_dealt and hole_cards events count them)
     folded: bool = False
     all_in: bool = False
     drew: int | None = None  # five-card draw: cards received at the draw
@@ -58,6 +72,7 @@ class TableView:
     table: str = ""
     online: bool | None = None
     variant: str = "holdem"
+    limit: str | None = None
     hand: int | None = None
     in_hand: bool = False
     street: str | None = None
@@ -119,6 +134,9 @@ class TableView:
         if self.in_hand and self.followed is not None:
             return False
         self.variant = st.get("variant") or self.variant
+        level = st.get("level")
+        if isinstance(level, dict) and level.get("limit"):
+            self.limit = str(level["limit"])
         self.hand = st.get("hand")
         self.in_hand = bool(st.get("in_hand"))
         self.button = st.get("button")
@@ -133,8 +151,7 @@ class TableView:
             if self.in_hand:
                 s.in_hand = seat in active or (old is not None and old.in_hand)
                 s.folded = s.in_hand and seat not in active
-                s.down = 2 if s.in_hand and self.variant == "holdem" else (
-                    5 if s.in_hand else 0)
+                s.down = DEALS.get(self.variant, (0, None))[0] if s.in_hand else 0
             seats[seat] = s
         self.seats = seats
         return True
@@ -145,7 +162,8 @@ class TableView:
         self.followed = self.hand
         self.in_hand = True
         self.variant = e.get("variant", "holdem")
-        self.street = "preflop" if self.variant == "holdem" else "predraw"
+        self.limit = e.get("limit") or None
+        self.street = DEALS[self.variant][1] if self.variant in DEALS else None
         self.button = e.get("button")
         self.level = {"small_blind": e.get("small_blind", 0), "big_blind": e.get("big_blind", 0),
                       "ante": e.get("ante", 0)}
@@ -204,7 +222,7 @@ class TableView:
 
     def _on_draw(self, e: dict[str, Any]) -> None:
         s = self._seat(e)
-        if self.street == "predraw":
+        if self.street in ("predraw", None):
             self.street = "draw"
             self._new_round()
         if s is not None:
@@ -218,8 +236,8 @@ class TableView:
     def _on_equity(self, e: dict[str, Any]) -> None:
         self.equity = {"street": e.get("street"), "method": e.get("method"),
                        "samples": e.get("samples"), "error": e.get("error")}
-        if e.get("street") == "postdraw":
-            self.street = "postdraw"
+        if e.get("street") == "postdraw" or (self.street is None and e.get("street")):
+            self.street = e.get("street")
         for row in e.get("seats", []):
             s = self.seats.get(row.get("seat"))
             if s is None:
@@ -305,6 +323,7 @@ class TableView:
     def view(self) -> dict[str, Any]:
         return {
             "table": self.table, "online": self.online, "variant": self.variant,
+            "limit": self.limit, "game": game_name(self.variant, self.limit),
             "hand": self.hand, "in_hand": self.in_hand, "street": self.street,
             "button": self.button, "level": self.level, "board": self.board,
             "pot": self.pot, "pots": self.pots(), "last_action": self.last_action,

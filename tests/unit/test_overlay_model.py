@@ -19,7 +19,7 @@ from tablesvc.core.inputs import EquityResult, format_ts
 from tablesvc.core.table import Player, TableCore, TableSettings
 from tablesvc.equity import compute
 from tablesvc.overlay.delay import DelayLine
-from tablesvc.overlay.model import TableView
+from tablesvc.overlay.model import DEALS, TableView
 from tests.helpers import DEVICES, Script
 
 SEATS = {1: 3000, 2: 8000, 4: 1500, 6: 5000, 9: 8000}
@@ -188,3 +188,91 @@ def test_the_tournament_strip_follows_the_controllers_clock_and_field() -> None:
                                                  "name": "Dinner"}})
     strip = view.view()["tournament"]
     assert strip["on_break"] == "Dinner" and strip["next_level"]["number"] == 5
+
+
+def omaha_events(variant: str, cards: int) -> list[tuple[str, dict[str, Any]]]:
+    """(topic, event) of the deal of a three-handed pot-limit hand of ``variant`` in which
+    each seat is dealt ``cards`` cards, then a flop and its figures."""
+    holes = {1: ["As", "Ad", "Kd", "Qc", "5d", "2s"], 2: ["9c", "9d", "8s", "7s", "6c", "2h"],
+             3: ["Kc", "4c", "Jh", "Th", "3s", "2d"]}
+    out: list[tuple[str, dict[str, Any]]] = []
+
+    def add(topic: str, kind: str, **payload: Any) -> None:
+        out.append((topic, {"seq": len(out) + 1, "venue": "v", "table": "t9", "hand": 3,
+                            "type": kind, **payload}))
+
+    add("events", "hand_started", variant=variant, limit="pot-limit", button=3,
+        seats=[{"seat": s, "name": f"P{s}", "stack": 1000} for s in holes],
+        small_blind=5, big_blind=10, ante=0)
+    for n in range(1, cards + 1):
+        for s in holes:
+            add("events", "card_dealt", seat=s, n=n, index=len(out), face_up=False)
+    for s, hole in holes.items():
+        add("secure/events", "hole_cards", seat=s, cards=hole[:cards])
+    add("events", "board", street="flop", cards=["Ks", "9h", "4d"], board=["Ks", "9h", "4d"])
+    add("secure/events", "equity", street="flop", method="exact", samples=741, error=None,
+        dead=0, seats=[{"seat": 1, "win": 20.0, "tie": 0.0, "hand": "a pair of aces"},
+                       {"seat": 2, "win": 70.0, "tie": 0.0, "hand": "three of a kind, nines"},
+                       {"seat": 3, "win": 10.0, "tie": 0.0,
+                        "hand": "two pair, kings and fours"}])
+    return out
+
+
+@pytest.mark.parametrize(("variant", "cards", "game"), [
+    ("omaha", 4, "Pot-limit Omaha"), ("omaha5", 5, "Pot-limit five-card Omaha"),
+    ("omaha6", 6, "Pot-limit omaha6")])  # a game this overlay does not know yet
+def test_omaha_shows_the_cards_each_seat_was_dealt_its_hand_in_words_and_the_game(
+        variant: str, cards: int, game: str) -> None:
+    view = TableView()
+    msgs = omaha_events(variant, cards)
+    dealt = 0
+    for topic, m in msgs:
+        view.apply(topic, m)
+        picture = view.view()
+        seats = {s["seat"]: s for s in picture["seats"]}
+        if m["type"] == "hand_started":  # before the first board, whatever the game
+            assert picture["street"] == "preflop" or variant not in DEALS
+            assert picture["game"] == game and picture["limit"] == "pot-limit"
+        if m["type"] == "card_dealt":
+            dealt += 1
+            assert seats[m["seat"]]["down"] == m["n"]  # the backs the deal has put down
+        if m["type"] == "hole_cards":
+            assert seats[m["seat"]]["cards"] == m["cards"] and len(m["cards"]) == cards
+    assert dealt == 3 * cards
+    assert picture["street"] == "flop" and picture["board"] == ["Ks", "9h", "4d"]
+    assert {s["seat"]: (s["down"], s["hand"]) for s in picture["seats"]} == {
+        1: (cards, "a pair of aces"), 2: (cards, "three of a kind, nines"),
+        3: (cards, "two pair, kings and fours")}
+
+
+def test_a_picture_started_mid_hand_shows_as_many_backs_as_the_game_deals() -> None:
+    state = {"hand": 4, "variant": "omaha", "in_hand": True, "button": 1, "street": "flop",
+             "level": {"number": None, "small_blind": 5, "big_blind": 10, "ante": 0,
+                       "ante_mode": "each", "limit": "pot-limit"},
+             "board": ["Ks", "9h", "4d"], "active": [1, 3], "pot": 60,
+             "players": [{"seat": s, "name": f"P{s}", "stack": 1000} for s in (1, 2, 3)]}
+    view = TableView()
+    view.apply("state", state)
+    picture = view.view()
+    assert picture["game"] == "Pot-limit Omaha"
+    assert {s["seat"]: s["down"] for s in picture["seats"]} == {1: 4, 2: 0, 3: 4}
+    # a game not listed: no backs rather than a wrong number, and its name as its id
+    later = TableView()
+    later.apply("state", {**state, "variant": "badugi", "level": {"limit": "fixed-limit"}})
+    picture = later.view()
+    assert picture["game"] == "Fixed-limit badugi"
+    assert [s["down"] for s in picture["seats"]] == [0, 0, 0]
+    assert [s["in_hand"] for s in picture["seats"]] == [True, False, True]
+
+
+def test_a_game_not_listed_takes_its_first_street_from_its_figures_and_draws_from_draw() -> None:
+    view = TableView()
+    view.apply("events", {"seq": 1, "type": "hand_started", "variant": "triple_draw",
+                          "limit": "fixed-limit", "seats": [{"seat": 1, "name": "A",
+                                                             "stack": 100}]})
+    assert view.view()["street"] is None
+    view.apply("secure/events", {"seq": 2, "type": "equity", "street": "predraw",
+                                 "seats": [{"seat": 1, "win": None, "hand": "king high"}]})
+    assert view.view()["street"] == "predraw"
+    view.apply("events", {"seq": 3, "type": "draw", "seat": 1, "discarded": 2, "received": 2})
+    assert view.view()["street"] == "draw"

@@ -111,7 +111,12 @@
     if (!s) return;
     const inHand = s.in_hand;
     el.classList.toggle("out", !inHand);
-    el.classList.toggle("draw", v.variant === "draw5");
+    const live = inHand && !s.folded && s.win !== null && s.win !== undefined;
+    // the cards the seat was dealt, whatever the game: four or five (Omaha, draw) take
+    // smaller cards, and five overlap a little while the odds stand beside them
+    const n = inHand ? (s.cards && s.cards.length ? s.cards.length : s.down || 0) : 0;
+    el.classList.toggle("many", n >= 4);
+    el.classList.toggle("crowded", n >= 5 && live);
     el.classList.toggle("folded", inHand && s.folded);
     el.classList.toggle("all-in", inHand && s.all_in && !s.folded);
     el.classList.toggle("winner", s.winner);
@@ -123,14 +128,15 @@
     setImage($(".photo", el), s.photo);
     setImage($(".flag", el), s.flag);
     setCards($(".cards", el), inHand ? s.cards : null, inHand ? s.down : 0);
-    const live = inHand && !s.folded && s.win !== null && s.win !== undefined;
     el.dataset.win = live ? String(s.win) : "";
     el.dataset.cards = (s.cards || []).join(" ");
     $(".win", el).textContent = live ? pct(s.win) : "";
     const sub = [];
-    if (live && s.tie >= 0.5) sub.push("TIE " + pct(s.tie));
+    // (no-break spaces: a narrow seat's figures wrap between them, not inside one)
+    if (live && s.tie >= 0.5) sub.push("TIE\u00a0" + pct(s.tie));
     if (live && s.outs !== null && s.outs !== undefined && s.seat !== leader) {
-      sub.push(s.outs === 0 ? "DRAWING DEAD" : s.outs + (s.outs === 1 ? " OUT" : " OUTS"));
+      sub.push(s.outs === 0 ? "DRAWING\u00a0DEAD" :
+        s.outs + (s.outs === 1 ? "\u00a0OUT" : "\u00a0OUTS"));
     }
     $(".sub", el).textContent = sub.join(" \u00b7 ");
     const tag = [];
@@ -139,9 +145,9 @@
     const drew = inHand && s.drew !== null && s.drew !== undefined;
     el.classList.toggle("drew", drew);
     $(".drew-badge", el).textContent = drew ? (s.drew ? "DRAWS " + s.drew : "STANDS PAT") : "";
-    const showHand = inHand && !s.folded && s.hand &&
-      (v.board.length >= 3 || v.variant === "draw5" || s.shown);
-    if (showHand) tag.push(s.hand);
+    // the hand in words comes when the game has one to say (hold'em and Omaha from the flop,
+    // draw from the deal), from the win probabilities and then the showdown
+    if (inHand && !s.folded && s.hand) tag.push(s.hand);
     $(".tag", el).textContent = tag.join(" \u00b7 ");
   }
 
@@ -184,6 +190,7 @@
     document.body.dataset.hand = v.hand === null ? "" : String(v.hand);
     document.body.dataset.street = v.street || "";
     $("#table").textContent = v.table ? "TABLE " + v.table.split("/").pop() : "";
+    $("#game").textContent = v.game || "";
     $("#handno").textContent = v.hand !== null ? "HAND " + v.hand : "";
     const lv = v.level || {};
     const parts = [];

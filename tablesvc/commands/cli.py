@@ -384,8 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--hands", type=int, default=None, help="deal this many hands, then exit")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--pace", type=float, default=0.3, help="seconds between dealer actions")
-    s.add_argument("--variant", choices=["holdem", "draw5"], default=None,
-                   help="game to deal (default: the config's [game] variant)")
+    s.add_argument("--variant", choices=["holdem", "draw5", "omaha"], default=None,
+                   help="game to deal (default: the config's [game] variant; omaha is dealt "
+                   "pot-limit)")
     s.add_argument("--ante", type=int, default=None,
                    help="ante per seat (default: the config's; draw5: 0 means one smallest "
                    "chip)")

@@ -4,6 +4,9 @@ Everything is real except the hardware and the broker: virtual devices speak TSP
 pairs, the service opens those device paths exactly as it would open /dev/ttyUSB0, publishes
 through an embedded MQTT broker (amqtt, MQTT 3.1.1, demo only), a subscriber prints every
 event as one line, and the broadcast overlay serves its page (the URL is printed).
+
+``--variant`` picks the game: hold'em (no-limit), pot-limit Omaha, or five-card draw. The
+service's config says the same game and betting structure as the virtual table.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from tablesvc.brokers.embedded import EmbeddedBroker
 from tablesvc.brokers.mosquitto import free_port, port_free
 from tablesvc.commands.logs import configure
 from tablesvc.commands.render import render
-from tablesvc.config.table import load_config
+from tablesvc.config.table import ConfigError, load_config
 from tablesvc.overlay.server import OverlayServer, OverlaySettings, start_in_thread, stop_thread
 from tablesvc.pipeline.service import Service
 
@@ -46,8 +49,9 @@ def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int,
     path = work / "table.toml"
     path.write_text(
         f'[table]\nvenue = "demo"\nid = "t01"\nseats = 10\n\n'
-        f'[game]\nvariant = "{table.variant}"\nsmall_blind = {table.small_blind}\n'
-        f"big_blind = {table.big_blind}\nante = {table.ante}\n\n"
+        f'[game]\nvariant = "{table.variant}"\nlimit = "{table.limit.value}"\n'
+        f"small_blind = {table.small_blind}\nbig_blind = {table.big_blind}\n"
+        f"ante = {table.ante}\n\n"
         f"{devices}\n"
         f'[registry]\ndecks = "{rig.decks_dir}"\nchips = "{rig.chips_path}"\n\n{players}\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\nprotocol = "auto"\n\n'
@@ -104,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=None, help="shuffle seed (default: random)")
     p.add_argument("--pace", type=float, default=0.25, help="seconds between dealer actions")
     p.add_argument("--stack", type=int, default=10_000)
-    p.add_argument("--variant", choices=["holdem", "draw5"], default="holdem",
-                   help="hold'em, or five-card draw (antes, no blinds)")
+    p.add_argument("--variant", choices=["holdem", "omaha", "draw5"], default="holdem",
+                   help="hold'em (no-limit), omaha (pot-limit Omaha: four hole cards), or "
+                   "draw5 (five-card draw: antes, no blinds)")
     p.add_argument("--ante", type=int, default=0,
                    help="ante per seat; draw5 with 0 antes one smallest chip")
     p.add_argument("--keep", action="store_true", help="keep the work folder (journal, logs)")
@@ -149,7 +154,17 @@ def main(argv: list[str] | None = None) -> int:
                           seed=args.seed, pace=args.pace, chips=work / "chips.json",
                           variant=args.variant, ante=args.ante)
     cfg_path = write_config(work, rig, port, args.stack, overlay_port=_overlay_port())
-    cfg = load_config(cfg_path)
+    try:
+        cfg = load_config(cfg_path)
+    except ConfigError as err:  # a game the service cannot be configured for (yet)
+        rig.close()
+        broker.stop()
+        console.print(f"[red]the service does not take the demo's table: {err}[/red]")
+        if args.keep:
+            console.print(f"\nwork folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+        return 2
     service = Service(cfg, cfg_path)
     overlay = OverlayServer(cfg, OverlaySettings.load(cfg, cfg_path))
     worker = threading.Thread(target=service.run, name="service", daemon=True)

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import FrameType
 
 from simulators.scenario import Scenario
+from simulators.script import ONLY_LIMIT
+from simulators.table import default_limit
 from simulators.virtual import VirtualTableRig
 from tablesvc.config.table import Config, resolve
 
@@ -70,8 +72,13 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
         return _run_scenario(scenario, folder, cfg, cfg_path, args, stop)
     variant = getattr(args, "variant", None) or game.variant
     ante = game.ante if getattr(args, "ante", None) is None else args.ante
-    if script is not None and variant != "holdem":
-        print("a PHH script is a hold'em hand: give --variant holdem", file=sys.stderr)
+    # the config's limit is its own game's: a game dealt in one structure only (pot-limit
+    # Omaha) asked for on the command line is dealt in that one
+    limit = default_limit(variant) if variant != game.variant and variant in ONLY_LIMIT \
+        else game.limit
+    if script is not None and variant != script.variant:
+        print(f"{args.phh} is a hand of {script.variant}: give --variant {script.variant}",
+              file=sys.stderr)
         return 2
     try:
         rig = VirtualTableRig(
@@ -81,7 +88,7 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
             big_blind=script.big_blind if script else game.big_blind,
             ante=script.ante if script else ante,
             ante_mode=script.ante_mode if script else game.ante_mode,
-            limit=script.limit.value if script else game.limit,
+            limit=script.limit.value if script else limit,
             button=script.button if script else None, seed=args.seed, pace=args.pace,
             variant=variant, stack_zones=cfg.table.stack_zones, button_uid=_button_uid(cfg),
         )
@@ -91,9 +98,13 @@ def run_sim(cfg: Config, cfg_path: Path, args: argparse.Namespace) -> int:
     try:
         _print_devices(rig)
         table = rig.table
-        if table.variant != game.variant or table.ante != game.ante:
-            print(f'# the virtual table deals {table.variant} with ante {table.ante}: put\n'
-                  f'[game]\nvariant = "{table.variant}"\nante = {table.ante}')
+        if (table.variant, table.ante, table.limit.value) != (game.variant, game.ante,
+                                                              game.limit):
+            other_limit = table.limit.value != game.limit
+            print(f"# the virtual table deals {table.variant} with ante {table.ante}"
+                  f"{f', {table.limit.value}' if other_limit else ''}: put\n"
+                  f'[game]\nvariant = "{table.variant}"\nante = {table.ante}'
+                  + (f'\nlimit = "{table.limit.value}"' if other_limit else ""))
         if table.stack_zones:
             print("# stack zones: the chip reader tells every stack in P1..P10")
         if table.button_uid is not None:

@@ -18,8 +18,8 @@ PUBLIC_CARDS: dict[str, frozenset[str]] = {
     "board": frozenset({"cards", "board"}),
     "hand_ended": frozenset({"board"}),
 }
-STATE_KEYS = ("hand", "variant", "in_hand", "button", "street", "board", "active", "pot",
-              "players", "devices", "open_alerts", "last_seq")
+STATE_KEYS = ("hand", "variant", "level", "in_hand", "button", "street", "board", "active",
+              "pot", "players", "devices", "open_alerts", "last_seq")
 
 
 def public_event(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -37,5 +37,5 @@ def public_event(event: dict[str, Any]) -> dict[str, Any] | None:
 
 def public_state(state: dict[str, Any]) -> dict[str, Any]:
     """The retained ``state`` snapshot, reduced to the keys the console shows (the board is
-    the only card in it)."""
+    the only card in it; ``variant`` and ``level``'s ``limit`` name the game)."""
     return {k: state[k] for k in STATE_KEYS if k in state}

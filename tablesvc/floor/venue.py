@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablesvc.floor.public import public_state
+from tablesvc.game_names import game_name
 
 
 @dataclass
@@ -24,11 +25,15 @@ class TableView:
     last_ts: str = ""
     gaps: int = 0
     """Times the public feed skipped events (a ``prev_seq`` the console never received)."""
+    game: str | None = None
+    """The game the table deals, in words ("Pot-limit Omaha"): from the latest of its
+    ``hand_started`` and its retained state (``variant``, ``level``'s ``limit``)."""
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "online": self.online, "version": self.version,
-                "boot": self.boot, "state": self.state, "devices": self.devices,
-                "last_seq": self.last_seq, "last_ts": self.last_ts, "gaps": self.gaps}
+                "boot": self.boot, "game": self.game, "state": self.state,
+                "devices": self.devices, "last_seq": self.last_seq, "last_ts": self.last_ts,
+                "gaps": self.gaps}
 
 
 CLOCK_KEYS = ("name", "game", "limit", "level", "running", "started", "period", "remaining_s",
@@ -92,6 +97,10 @@ class Venue:
                 view.boot = boot if isinstance(boot, int) else None
         elif topic == "state":
             view.state = public_state(body)
+            level = view.state.get("level")
+            view.game = game_name(view.state.get("variant"),
+                                  level.get("limit") if isinstance(level, dict) else None
+                                  ) or view.game
         elif topic.startswith("devices/"):
             view.devices[topic.removeprefix("devices/")] = {
                 k: body.get(k) for k in ("state", "kind", "detail", "model", "firmware")}
@@ -113,6 +122,8 @@ class Venue:
         """A public event, new to the console (from ``events`` or ``alerts``)."""
         view = self.table(table)
         view.last_ts = max(view.last_ts, str(event.get("ts", "")))
+        if event.get("type") == "hand_started":
+            view.game = game_name(event.get("variant"), event.get("limit")) or view.game
         if event.get("type") == "device_status":
             name = str(event.get("device"))
             view.devices[name] = {k: event.get(k) for k in ("state", "kind", "detail", "model",

@@ -569,3 +569,54 @@ def test_a_table_not_in_the_venue_list_never_reaches_the_grid_or_the_queue_and_i
     assert sorted((r["table"], r["why"]) for r in said) == [
         ("broadcast", "not a table of this venue (floor.tables)"),
         ("t09", "not a table of this venue (floor.tables)")]
+
+
+# ---------------------------------------------------------------------- the game of each table
+def test_each_tile_names_the_game_its_table_deals_pot_limit_omaha_too_and_a_restart_keeps_it(
+        tmp_path: Path, browser: WebDriver, broker: Mosquitto) -> None:
+    """t01 deals pot-limit Omaha (its retained state and its hand say so), t02 no-limit
+    hold'em (its hand only), t03 a game this console does not know yet (shown by its ids)."""
+    floor = FloorProcess(tmp_path / "floor", VENUE, broker.port)
+
+    def started(table: str, variant: str, limit: str) -> tuple[str, Any, bool]:
+        return (f"tablesvc/v1/{VENUE}/{table}/events",
+                {"v": 1, "venue": VENUE, "table": table, "seq": 5, "prev_seq": 4, "hand": 2,
+                 "ts": "2026-12-01T20:00:00.000Z", "type": "hand_started", "variant": variant,
+                 "limit": limit, "button": 1, "small_blind_seat": 2, "big_blind_seat": 3,
+                 "seats": [{"seat": s, "name": f"P{s}", "stack": 1000} for s in (1, 2, 3)],
+                 "small_blind": 5, "big_blind": 10, "ante": 0, "ante_mode": "each"}, False)
+
+    omaha_state = {"hand": 2, "variant": "omaha", "in_hand": True, "button": 1,
+                   "level": {"number": None, "small_blind": 5, "big_blind": 10, "ante": 0,
+                             "ante_mode": "each", "limit": "pot-limit"},
+                   "street": "flop", "board": ["Ks", "9h", "4d"], "active": [1, 2, 3],
+                   "pot": 30, "players": [{"seat": s, "name": f"P{s}", "stack": 990}
+                                          for s in (1, 2, 3)],
+                   "devices": {}, "open_alerts": [], "last_seq": 5}
+    want = {"t01": "Pot-limit Omaha", "t02": "No-limit Hold'em", "t03": "Fixed-limit stud7"}
+
+    def games() -> dict[str, Any]:
+        return {t["id"]: t["game"] for t in api(floor.url, "/api/snapshot")["tables"]}
+
+    try:
+        floor.start()
+        wait_until(lambda: api(floor.url, "/healthz")["mqtt"], 10, "the console subscribed")
+        publish(broker.port, [
+            *[(f"tablesvc/v1/{VENUE}/{t}/status", {"state": "online"}, True) for t in want],
+            (f"tablesvc/v1/{VENUE}/t01/state", omaha_state, True),
+            started("t01", "omaha", "pot-limit"), started("t02", "holdem", "no-limit"),
+            started("t03", "stud7", "fixed-limit")])
+        wait_until(lambda: games() == want, 10, f"the games named (the console has {games()})")
+
+        browser.get(floor.url)
+        wait = WebDriverWait(browser, 20)
+        wait.until(lambda b: all(text(b, f'[data-table="{t}"] .game') == game
+                                 for t, game in want.items()))
+        screenshot(browser, "floor_console_games")
+
+        # restarted, the console names t01's game from the state it kept
+        assert floor.stop() == 0
+        floor.start()
+        assert games()["t01"] == "Pot-limit Omaha"
+    finally:
+        floor.stop()

@@ -96,6 +96,9 @@ function tile(t, openAlerts) {
   e.dataset.table = t.id;
   if (silent) e.title = silentTip(t.id);
   e.append(el("div", "name", t.id));
+  // the game it deals, named by the console ("Pot-limit Omaha"; a game it does not know yet
+  // by its id)
+  if (t.game) e.append(el("div", "game", t.game));
   const badges = el("div", "badges");
   if (t.online === false) badges.append(el("span", "badge off", "OFFLINE"));
   if (silent) badges.append(el("span", "badge silent", "SILENT"));
@@ -431,8 +434,9 @@ function alertList(alerts) {
 
 async function showTable(id, day) {
   state.openTable = id;
+  const game = (state.tables.get(id) || {}).game;
   const body = openPanel(id === TOURNAMENT ? "The tournament controller: alerts of the day" :
-    `Table ${id}: alerts and hands of the day`);
+    `Table ${id}${game ? ` (${game})` : ""}: alerts and hands of the day`);
   body.replaceChildren(el("div", "empty", "loading…"));
   const q = new URLSearchParams({ table: id });
   if (day) q.set("day", day);

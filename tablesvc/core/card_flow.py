@@ -1,9 +1,10 @@
 """What a game's card flow answers with, shared by every game: the records of one hand's cards.
 
-A hand's tracker (``tablesvc.core.holdem``, ``tablesvc.core.draw``) is told what the sensors saw
+A hand's tracker (``community.tracker``, ``draw5.tracker``) is told what the sensors saw
 and answers in poker terms: a card dealt to a seat, a fold, an irregularity the rules name, a
 card after the hand's end. The session turns these answers into events. What only one game
-has (a burn, a board card, a draw) stays with that game.
+has (a burn, a board card, a draw) is a ``GameOutcome`` of that game, which the session hands
+back to the game.
 """
 
 from __future__ import annotations
@@ -13,6 +14,13 @@ from dataclasses import dataclass
 
 # Rule ID -> the alerts raised here for every game (docs/RULES-COVERAGE.md is generated from it).
 RULES: dict[str, tuple[str, ...]] = {"BURN-08": ("card_unaccounted",)}
+
+
+class GameOutcome:
+    """An answer of one game's own card flow (a burn, a board card, a draw): the session hands
+    it to its game (``Variant.outcome``), the one that knows what it means."""
+
+    __slots__ = ()
 
 
 # What the hand answers with. The session turns them into events.
@@ -146,3 +154,7 @@ def deal_order(seats: tuple[int, ...], button: int) -> tuple[int, ...]:
     after = [s for s in ordered if s > button]
     before = [s for s in ordered if s <= button]
     return tuple(after + before)
+
+
+CardOutcome = Dealt | Folded | Irregularity | CardAfterEnd | GameOutcome
+"""Everything a tracker answers with (``tablesvc.core.tracker.Tracker``)."""

@@ -10,7 +10,7 @@ the missing amount is exactly a bet nobody called that the dealer handed back wh
 
 from __future__ import annotations
 
-from tablesvc.core.variants.base import HandView
+from tablesvc.core.game import AnyHand
 
 RULES: dict[str, tuple[str, ...]] = {
     "BET-23": ("chips_added_mid_hand",),
@@ -18,7 +18,7 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 
 
-def check_gathered(session: HandView, pot: int, gathering: bool) -> None:
+def check_gathered(session: AnyHand, pot: int, gathering: bool) -> None:
     """After a gathering the POT zone should hold exactly the chips of finished rounds.
 
     A pot that grew while no bet zone emptied is no gathering (the antes going in, even

@@ -5,7 +5,7 @@ is away from the table (BET-18 if he leaves a live hand he has bet in, SEAT-06 w
 is posted from his stack; his turns are then the ledger's BET-16), a player exposed his own
 card (EXPOSE-05), the dealer knocks with issues of the round still open (BOARD-04), a hand is
 foul at the showdown (SHOW-09) or ruled dead or foul by the floor (POT-08). Each is a function
-of the hand (``HandView``) that raises its one alert and tells the hand's ledger and tracker
+of the hand (``AnyHand``) that raises its one alert and tells the hand's ledger and tracker
 what follows; ``RULES`` declares them. The session decides which button asks for which.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from tablesvc.core.commands import CommandError
+from tablesvc.core.game import AnyHand
 from tablesvc.core.ledger_outcomes import Acted, Posted
-from tablesvc.core.variants.base import HandView
 
 RULES: dict[str, tuple[str, ...]] = {
     "BET-18": ("player_left_with_live_hand",),
@@ -27,7 +27,7 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 
 
-def player_absent(session: HandView, seat: int) -> None:
+def player_absent(session: AnyHand, seat: int) -> None:
     """The console says a player is away from the table."""
     _left_with_live_hand(session, seat)
     ledger, tracker = session.ledger, session.tracker
@@ -41,7 +41,7 @@ def player_absent(session: HandView, seat: int) -> None:
     session.outcomes(tracker.player_absent(seat, session.window_open))
 
 
-def _left_with_live_hand(session: HandView, seat: int) -> None:
+def _left_with_live_hand(session: AnyHand, seat: int) -> None:
     """BET-18: a player with a live hand in which he has put chips must stay seated."""
     ledger = session.ledger
     if seat not in session.tracker.active:
@@ -54,7 +54,7 @@ def _left_with_live_hand(session: HandView, seat: int) -> None:
                           "turn comes he is treated as absent (BET-16)")
 
 
-def self_exposed(session: HandView, uid: str) -> None:
+def self_exposed(session: AnyHand, uid: str) -> None:
     """EXPOSE-05: a card the player exposed himself is his: no replacement, no misdeal."""
     seat = session.tracker.owner(uid)
     session.out.alert("player_exposed_own_card", "EXPOSE-05", "info",
@@ -63,7 +63,7 @@ def self_exposed(session: HandView, uid: str) -> None:
                       "misdeal; if he showed it to another player, show one, show all (SHOW-10)")
 
 
-def knock(session: HandView) -> None:
+def knock(session: AnyHand) -> None:
     """BOARD-04: the dealer knocks before the next street; after it, objections about the
     round just played are not recognised, so an issue still open must be settled now."""
     ledger = session.ledger
@@ -81,7 +81,7 @@ def knock(session: HandView) -> None:
                           "street; after the knock they are no longer recognised")
 
 
-def foul(session: HandView, seat: int, held: int, right: str) -> bool:
+def foul(session: AnyHand, seat: int, held: int, right: str) -> bool:
     """SHOW-09: a hand with the wrong number of cards at the showdown is foul and cannot
     win. True when killing it decided the hand (one player left)."""
     session.out.alert("foul_hand_card_count", "SHOW-09", "critical",
@@ -93,7 +93,7 @@ def foul(session: HandView, seat: int, held: int, right: str) -> bool:
     return session.ledger.settled is not None or session.tracker.ended
 
 
-def rule_dead(session: HandView, seat: int | None, ruling: str,
+def rule_dead(session: AnyHand, seat: int | None, ruling: str,
               reason: str | None) -> dict[str, Any]:
     """POT-08: the floor ruled a live hand dead or foul (``cmd/declare``)."""
     hand = session.tracker

@@ -7,22 +7,28 @@ only answers for the collection of its cards, and the next NEWHAND drops it. Not
 reset by hand: a new hand is a new object.
 
 The session never asks which game it plays: what differs between games is the ``Variant``'s
-(``tablesvc.core.variants``), and the card flow is the game's ``Tracker``.
+(``tablesvc.core.games``), and the card flow is the game's ``Tracker``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic
 
 from tablesvc.core import events as ev
 from tablesvc.core import rulings
-from tablesvc.core.card_flow import CardAfterEnd, Dealt, Folded, Irregularity
+from tablesvc.core.card_flow import (
+    CardAfterEnd,
+    CardOutcome,
+    Dealt,
+    Folded,
+    GameOutcome,
+    Irregularity,
+)
 from tablesvc.core.context import TableContext
 from tablesvc.core.defects import DefectKind
-from tablesvc.core.draw import DrawComplete, Drew
+from tablesvc.core.game import M, T, Variant
 from tablesvc.core.history import HistoryBook
-from tablesvc.core.holdem import BoardDealt, Burned
 from tablesvc.core.ledger import Ledger
 from tablesvc.core.ledger_outcomes import (
     Acted,
@@ -40,14 +46,13 @@ from tablesvc.core.pot_count import check_gathered
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import Level, seat_zone
 from tablesvc.core.tracker import Tracker
-from tablesvc.core.variants.base import Variant
 
 CARD_ZONES = frozenset({"BOARD", "BURN", "MUCK"})
 # the dealer stops to rule on a card: chips still in motion are placed first (DESIGN §3)
 CARD_RULINGS = frozenset({"EXPOSED", "BURN_FACE_UP", "BOXED", "BOXED_CARD"})
 
 
-class HandSession:
+class HandSession(Generic[T, M]):
     """The state and the flow of one hand. ``tracker`` follows its cards, ``ledger`` its chips.
 
     The rules that are the hand's own flow (the misdeal window, the card lost between shoe and
@@ -63,15 +68,11 @@ class HandSession:
         "MISDEAL-01": ("misdeal_window_closed",),
         "EXPOSE-02": ("card_location_lost",),
         "BET-06": ("round_complete",),
-        "BET-08": ("fold_recorded",),  # hold'em's fold rule (Variant.fold_rule)
-        "BET-26": ("fold_recorded",),  # five-card draw's
-        "SHOW-01": ("showdown_order",),  # hold'em's showing order (Variant.show_rule)
-        "SHOW-14": ("showdown_order",),  # five-card draw's
         "BET-15": ("action_out_of_turn",),
         "BOARD-06": ("card_after_hand_end",),
     }
 
-    def __init__(self, table: TableContext, game: Variant, number: int, tracker: Tracker,
+    def __init__(self, table: TableContext, game: Variant[T, M], number: int, tracker: T,
                  ledger: Ledger, book: HistoryBook | None,
                  other_level: Level | None = None) -> None:
         """``other_level``: the level before a change that took effect for this hand, at which
@@ -274,11 +275,8 @@ class HandSession:
         elif name == "CHECK":
             if seat is not None and live:
                 self.check(seat)
-        elif (name == "DRAW" and len(args) == 2 and seat is not None and args[1].isdigit()) \
-                or (name == "CARDS_VIEWED" and seat is not None) or name == "SHUFFLE_ERROR":
-            if live and name in self.game.BUTTONS:
-                if name == "DRAW":
-                    self._unverified_all_in(seat)  # a draw announced: the round was over
+        elif name in self.game.BUTTONS:
+            if live:
                 self.game.button(self, name, args)
         elif name == "DECLARE":
             if seat is not None:
@@ -356,7 +354,7 @@ class HandSession:
                 self._deal_begins()  # no shoe: the first card's read is the deal's start
             self._run_out()  # no shoe: the card's first read is its deal
         elif zone == "MUCK":
-            self._unverified_all_in(hand.owner(uid))
+            self.unverified_all_in(hand.owner(uid))
         self.outcomes(hand.arrive(
             zone, uid, card, betting_over=ledger.betting_over(),
             bb_option_pending=ledger.bb_option_pending(), ms=ms,
@@ -431,7 +429,7 @@ class HandSession:
                           "all-in", seats=seats)
             self.money(ledger.announce())
 
-    def _unverified_all_in(self, seat: int | None) -> None:
+    def unverified_all_in(self, seat: int | None) -> None:
         """``seat`` owes nothing, yet goes on as if the round were over (its cards to the
         muck, a draw announced) while only seats whose stacks nobody counted are still to
         act: the table shows them all-in (they do not act), so the round was complete. What
@@ -471,8 +469,9 @@ class HandSession:
         else:
             self.outcomes(hand.shoe_in(uid, bottom=bottom))
 
-    def outcomes(self, outcomes: Sequence[Any]) -> None:
-        """Turn what the tracker saw into events, alerts and betting state."""
+    def outcomes(self, outcomes: Sequence[CardOutcome]) -> None:
+        """Turn what the tracker saw into events, alerts and betting state; what only the game
+        knows (a burn, a board card, a draw) goes back to the game."""
         emit = self.out.emit
         for o in outcomes:
             if self.void:
@@ -485,29 +484,16 @@ class HandSession:
                     if self.book is not None:
                         self.book.hole(o.seat, o.hole)
                 self.game.dealt(self)
-            elif isinstance(o, Burned):
-                emit(ev.Burn, before=o.before, index=o.index)
-            elif isinstance(o, BoardDealt):
-                emit(ev.Board, street=o.street, cards=list(o.cards), board=list(o.board))
-                if self.book is not None:
-                    self.book.board(o.cards)
-                self.ledger.next_street(o.street)
-                self.game.showdown(self)
             elif isinstance(o, Folded):
                 self.money(self.ledger.fold(o.seat))
             elif isinstance(o, Irregularity):
                 self._irregular(o)
-            elif isinstance(o, Drew):
-                if not o.again:  # a reopened exchange was announced already
-                    emit(ev.Draw, seat=o.seat, discarded=o.discarded, received=o.received)
-                emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
-            elif isinstance(o, DrawComplete):
-                self.ledger.next_street("postdraw")
-                self.game.showdown(self)
             elif isinstance(o, CardAfterEnd):
                 self.out.alert("card_after_hand_end", "BOARD-06", "warning",
                                f"a card reached {o.zone} after the hand was over",
                                remedy="ignore the card and collect it", cards=[o.card])
+            elif isinstance(o, GameOutcome):
+                self.game.outcome(self, o)
 
     def _irregular(self, o: Irregularity) -> None:
         evidence = {"index": o.index, "expected": o.expected, "observed": o.observed}
@@ -613,9 +599,7 @@ class HandSession:
                 self.out.emit(ev.Action, seat=d.seat, action=d.action, amount=d.amount,
                               to=d.to, stack=o.stack, pot=o.pot)
                 if d.action == "fold" and not o.deemed:
-                    self.out.alert("fold_recorded", self.game.fold_rule, "info",
-                                   f"seat {d.seat} folded; the cards may not be picked up "
-                                   "again", seat=d.seat)
+                    self.game.fold_recorded(self, d.seat)
             elif isinstance(o, Problem):
                 if self.game.problem(self, o, outcomes):
                     continue
@@ -671,10 +655,7 @@ class HandSession:
     def settled(self, st: Settled) -> None:
         """The pots are decided: the floor's record, the hands shown, the awards."""
         if not st.uncontested:
-            order = [s.seat for s in st.showdown]
-            self.out.alert("showdown_order", self.game.show_rule, "info",
-                           "showing order: " + ", ".join(f"seat {s}" for s in order),
-                           seat=order[0] if order else None)
+            self.game.showing_order(self, [s.seat for s in st.showdown])
         self.report.settled(st)
         for n, shown in enumerate(st.showdown, 1):
             self.out.emit(ev.Showdown, seat=shown.seat, order=n, tabled=shown.tabled,
@@ -758,3 +739,7 @@ class HandSession:
 def is_card_zone(zone: str, seats: int) -> bool:
     """A zone of the card antennas: a seat's, the board, the burn or the muck."""
     return zone in CARD_ZONES or seat_zone(zone, seats)
+
+
+AnySession = HandSession[Tracker, object]
+"""A hand of any game, as the table holds it (it asks only the contracts)."""

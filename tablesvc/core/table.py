@@ -33,6 +33,7 @@ from tablesvc.core.defects import DefectRuling
 from tablesvc.core.device_health import DeviceHealth
 from tablesvc.core.emitter import Emitter, Note, Output, Reply
 from tablesvc.core.equity import EquityFeed
+from tablesvc.core.games import variant_for
 from tablesvc.core.hand import Hand
 from tablesvc.core.inputs import (
     Command,
@@ -52,17 +53,17 @@ from tablesvc.core.monitors.deck_integrity import DeckIntegrity
 from tablesvc.core.monitors.showdown_console import ShowdownConsole
 from tablesvc.core.physical_order import PhysicalOrder
 from tablesvc.core.placement import Placement, Reason
-from tablesvc.core.session import HandSession, is_card_zone
+from tablesvc.core.session import AnySession, HandSession, is_card_zone
 from tablesvc.core.settings import Level, Player, TableSettings, seat_zone
 from tablesvc.core.stacks import StackZones, stack_zone
 from tablesvc.core.untracked import DeferredAlert, UntrackedHand
-from tablesvc.core.variants import variant_for
 
 __all__ = ["Note", "Output", "Player", "Reply", "TableCore", "TableSettings"]
 
-# console buttons the table knows that mean nothing while no hand is under way
+# console buttons the table knows that mean nothing while no hand is under way (and the
+# game's own, ``Variant.BUTTONS``)
 HAND_BUTTONS = frozenset({
-    "FOLD", "CHECK", "DRAW", "CARDS_VIEWED", "SHUFFLE_ERROR", "DECLARE", "TIME",
+    "FOLD", "CHECK", "DECLARE", "TIME",
     "PLAYER_ABSENT", "REDRESS_IMPOSSIBLE", "EXPOSED", "BURN_FACE_UP", "KNOCK", "BOXED",
     "BOXED_CARD", "FLOOR"})
 SIGNIFICANT = frozenset({"DRAW", "ARR", "DEP", "RET", "BTN", "DECK"})
@@ -651,7 +652,7 @@ class TableCore:
             # no hand yet: only an objection has something to say
             ShowdownConsole(self.out, self.s.qualification_table, False).console(
                 name, args, None, None, False)
-        elif name not in HAND_BUTTONS:
+        elif name not in HAND_BUTTONS and name not in variant_for(self.s).BUTTONS:
             self.out.note("warning", "unknown console button", button=name)
 
     def _card_draw_button(self, kind: str) -> None:
@@ -799,7 +800,7 @@ class TableCore:
         return sorted(s for s, p in self.players.items()
                       if (p.stack > 0 or s in self.unverified) and s not in self.sat_out)
 
-    def _deal_in(self, seated: list[int], button: int) -> HandSession:
+    def _deal_in(self, seated: list[int], button: int) -> AnySession:
         self.button = button
         self.hand_no += 1
         self.deck = DeckIntegrity(self.decks, self.out)
@@ -885,7 +886,7 @@ class TableCore:
             return None
         return c.gap, c.telling
 
-    def _hand_over(self, placement: Placement, hand: HandSession,
+    def _hand_over(self, placement: Placement, hand: AnySession,
                    doubt: tuple[str, bool] | None) -> None:
         if doubt is not None and hand.tracked and hand.doubt is None:
             hand.doubt, hand.doubt_told = doubt

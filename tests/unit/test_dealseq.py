@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tablesvc.core.card_flow import CardAfterEnd, Dealt, Folded, Irregularity
-from tablesvc.core.holdem import BoardDealt, Burned, HoldemHand, Outcome
+from tablesvc.core.games.community.tracker import BoardDealt, Burned, CommunityHand, Outcome
 
 CARDS = [r + s for s in "cdhs" for r in "23456789TJQKA"]
 
@@ -16,7 +16,7 @@ class Table:
     """Feeds a hand card by card: card #k has the tag U<k> and the k-th deck card."""
 
     def __init__(self, seats: tuple[int, ...], button: int) -> None:
-        self.hand = HoldemHand(seats=seats, button=button)
+        self.hand = CommunityHand(seats=seats, button=button)
         self.top = 1  # the next fresh card in the deck
         self.returned: list[int] = []  # cards put back on top (last returned first out)
         self.log: list[Outcome] = []
@@ -605,7 +605,7 @@ def test_deck_04_t20_d7_duplicate_face_is_deck_defective_duplicate_hand_cancelle
     assert hand.arrive("BOARD", "X14", t.card(1)) == []  # no turn announced
     assert hand.voided == "cancelled" and hand.expected() is None  # R11: collect only
     assert len(hand.board) == 3
-    h2 = HoldemHand(seats=(1, 2), button=2)  # no shoe: the first zone read is the deal
+    h2 = CommunityHand(seats=(1, 2), button=2)  # no shoe: the first zone read is the deal
     h2.arrive("S1", "A", "Ah")
     assert irr(h2.arrive("S2", "B", "Ah")) == [("deck_defective_duplicate", "critical")]
 

@@ -687,7 +687,8 @@ def test_a_shuffle_error_lets_players_with_one_card_demand_a_redeal() -> None:
 def test_doctests_of_the_draw_modules_hold() -> None:
     import doctest
 
-    from tablesvc.core import carddraw, draw
+    from tablesvc.core import carddraw
+    from tablesvc.core.games.draw5 import tracker as draw
 
     assert doctest.testmod(draw).failed == 0
     assert doctest.testmod(carddraw).failed == 0

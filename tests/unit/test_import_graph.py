@@ -245,6 +245,43 @@ def test_the_simulators_never_reach_the_game_core(graph: ImportGraph) -> None:
     assert not problems, "\n".join(problems)
 
 
+GAMES = "tablesvc.core.games"
+"""The registry of games; each game is a package below it (issue 31)."""
+SHARED_GAME_PACKAGES = frozenset({f"{GAMES}.community"})
+"""What several games share (hold'em and Omaha: the card flow of a board): a game package may
+use it; it uses no game."""
+
+
+def game_package(module: str) -> str | None:
+    """The game package ``module`` belongs to (``tablesvc.core.games.holdem``), if any."""
+    if not module.startswith(GAMES + "."):
+        return None
+    return ".".join(module.split(".")[:4])
+
+
+def test_only_the_registry_and_the_games_themselves_reach_into_a_game(
+        graph: ImportGraph) -> None:
+    """The table, the session, the ledger, equity, the pipeline... ask a game's contract
+    (``tablesvc.core.game``) and never import a game's own modules; a game uses no other game
+    but what the games share."""
+    problems = []
+    for module, targets in graph.edges.items():
+        own = game_package(module)
+        for target, edge in targets.items():
+            theirs = game_package(target)
+            if theirs is None or theirs == own:
+                continue
+            if module == GAMES:
+                continue  # the registry names every game
+            if own is not None and theirs in SHARED_GAME_PACKAGES \
+                    and own not in SHARED_GAME_PACKAGES:
+                continue  # a game uses what the games share
+            problems.append(edge.where())
+    assert not problems, "\n".join(sorted(problems))
+    packages = {p for m in graph.files if (p := game_package(m)) is not None}
+    assert {f"{GAMES}.holdem", f"{GAMES}.draw5"} <= packages  # the check sees the games
+
+
 def test_the_drivers_import_neither_the_service_nor_the_simulators(graph: ImportGraph) -> None:
     problems = [
         edge.where()

@@ -375,7 +375,8 @@ def test_every_alert_call_of_the_core_is_read() -> None:
 
 def test_the_reader_follows_conditions_parameters_and_class_attributes() -> None:
     """The shapes of the core's alert calls are read as the code means them."""
-    holdem, draw = HARVEST.raised[("holdem.py", None)], HARVEST.raised[("exchanges.py", None)]
+    holdem, draw = HARVEST.raised[("games/community/tracker.py", None)], \
+        HARVEST.raised[("games/draw5/exchanges.py", None)]
     # "burn_wrong_zone" if burn else "deal_order_error", "BURN-02" if burn else "DEAL-02"
     assert {("BURN-02", "burn_wrong_zone"), ("DEAL-02", "deal_order_error")} <= holdem
     assert ("BURN-02", "deal_order_error") not in holdem
@@ -387,14 +388,17 @@ def test_the_reader_follows_conditions_parameters_and_class_attributes() -> None
     assert ("MISDEAL-07", "misdeal_required") in holdem
     # a conditional rule inside the function a game hands back for a defective deck
     assert {("MISDEAL-10", "deck_defective_duplicate"), ("DECK-04", "deck_defective_duplicate")
-            } <= HARVEST.raised[("variants/holdem.py", "Holdem")]
-    # the session's fold_recorded and showdown_order under the game's fold_rule and show_rule
-    session = HARVEST.raised[("session.py", "HandSession")]
-    assert {("BET-08", "fold_recorded"), ("BET-26", "fold_recorded"),
-            ("SHOW-01", "showdown_order"), ("SHOW-14", "showdown_order")} <= session
+            } <= HARVEST.raised[("games/community/variant.py", "CommunityGame")]
+    # fold_recorded and showdown_order: each game's, under its own rule; none the session's
+    community = HARVEST.raised[("games/community/variant.py", "CommunityGame")]
+    draw5 = ("games/draw5/variant.py", "Draw5")
+    assert {("BET-08", "fold_recorded"), ("SHOW-01", "showdown_order")} <= community
+    assert {("BET-26", "fold_recorded"), ("SHOW-14", "showdown_order")} <= HARVEST.raised[draw5]
+    assert not {name for _, name in HARVEST.raised[("session.py", "HandSession")]} & {
+        "fold_recorded", "showdown_order"}
     # draw's violations re-filed under BET-21, except the out-of-turn ones it rules itself
-    assert ("BET-21", "call_short") in _refiled_pairs(("variants/draw5.py", "Draw5"))
-    assert ("BET-21", "action_out_of_turn") not in _refiled_pairs(("variants/draw5.py", "Draw5"))
+    assert ("BET-21", "call_short") in _refiled_pairs(draw5)
+    assert ("BET-21", "action_out_of_turn") not in _refiled_pairs(draw5)
 
 
 def test_an_alert_of_an_unknown_shape_is_reported() -> None:

@@ -2,8 +2,8 @@
 deck, a burn card shown (RULES.md §2.5: D2, D4, D16; R1, R2).
 
 One job: what an exposure does to the hand. ``Exposures`` keeps the exposed and boxed cards
-of one hand and rewrites the hand's queue (``tablesvc.core.deal_queue``) as the rules say; the
-tracker (``tablesvc.core.holdem``) calls it for the console's ``EXPOSED``/``BOXED`` inputs, for
+of one hand and rewrites the hand's queue (``community.deal_queue``) as the rules say; the
+tracker (``community.tracker``) calls it for the console's ``EXPOSED``/``BOXED`` inputs, for
 a card dealt face up, and while an exposed card waits to serve as the flop burn. Rule IDs:
 
 - MISDEAL-12 ``card_exposed`` (R1: the seat gets a replacement, the exposed card is the burn
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from tablesvc.core.card_flow import CardRecord, Irregularity, irregularity, seat_of, where
-from tablesvc.core.deal_queue import Burned, Expect, Outcome
+from tablesvc.core.games.community.deal_queue import Burned, Expect, Outcome
 
 # Rule ID -> the alerts raised here (docs/RULES-COVERAGE.md is generated from it).
 RULES: dict[str, tuple[str, ...]] = {

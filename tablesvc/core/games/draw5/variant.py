@@ -14,32 +14,27 @@ from typing import Any, ClassVar
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
 from tablesvc.core.betting_plan import DrawBetting
+from tablesvc.core.card_flow import GameOutcome
 from tablesvc.core.defects import DefectKind, DefectRuling
-from tablesvc.core.draw import CARDS, DrawHand
 from tablesvc.core.emitter import Emitter
+from tablesvc.core.game import HandView, Variant
+from tablesvc.core.games.draw5.tracker import CARDS, DrawComplete, DrawHand, Drew
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.ledger import Ledger
 from tablesvc.core.ledger_outcomes import Acted, CheckedOut, LedgerOutcome, Problem
 from tablesvc.core.remedies import REMEDIES
 from tablesvc.core.settings import Player
-from tablesvc.core.tracker import Tracker
-from tablesvc.core.variants.base import HandView, Variant
+
+Hand = HandView[DrawHand, None]
+"""A hand of five-card draw as the game sees it: its own tracker, no monitors of its own."""
 
 
-def _draw(session: HandView) -> DrawHand:
-    hand = session.tracker
-    assert isinstance(hand, DrawHand)
-    return hand
-
-
-class Draw5(Variant):
+class Draw5(Variant[DrawHand, None]):
     name: ClassVar[str] = "draw5"
     hole_cards: ClassVar[int] = CARDS
     first_street: ClassVar[str] = "predraw"
     rounds: ClassVar[dict[str, tuple[str, str]]] = {
         "predraw": ("first", "the draw"), "postdraw": ("second", "the showdown")}
-    fold_rule: ClassVar[str] = "BET-26"
-    show_rule: ClassVar[str] = "SHOW-14"
     misdeal_window: ClassVar[bool] = False
     folds_recoverable: ClassVar[bool] = False
     carries_pot: ClassVar[bool] = True
@@ -63,11 +58,13 @@ class Draw5(Variant):
         "BET-22": ("game_checked_out",),
         "BET-24": ("out_of_turn_bet_provisional",),
         "BET-25": ("fold_out_of_turn",),
+        "BET-26": ("fold_recorded",),
+        "SHOW-14": ("showdown_order",),
     }
 
     def deal_in(self, seated: list[int], button: int, players: dict[int, Player], unit: int,
                 carried: int, unverified: Set[int] = frozenset()
-                ) -> tuple[Tracker, Ledger, HistoryBook | None]:
+                ) -> tuple[DrawHand, Ledger, HistoryBook | None]:
         s = self.s
         hand = DrawHand(tuple(seated), button)
         order = hand.order
@@ -79,7 +76,7 @@ class Draw5(Variant):
             unverified=frozenset(unverified) & frozenset(order))
         return hand, ledger, None  # PHH has no five-card-draw-high variant
 
-    def started(self, session: HandView) -> None:
+    def started(self, session: Hand) -> None:
         """Antes, no blinds; the dealer is the button seat (SEAT-09)."""
         s, players, out = self.s, session.table.players, session.out
         order = session.tracker.order
@@ -102,12 +99,12 @@ class Draw5(Variant):
             out.alert("pot_carryover", "POT-10", "info",
                       f"this game starts with {carry} carried over from the last one")
 
-    def too_early(self, session: HandView, t: str, f: tuple[str, ...],
+    def too_early(self, session: Hand, t: str, f: tuple[str, ...],
                   value: int) -> bool | None:
         """The draw's own order, player by player: the announcement (console), the discards
         (muck), the replacements (shoe, then the seat). A step of a player read before the
         step that came first waits for it."""
-        hand = _draw(session)
+        hand = session.tracker
         announcing = t == "BTN" and f[0] == "DRAW"
         if hand.phase in ("deal", "predraw"):
             return True if announcing else None  # the round's last action may be on its way
@@ -131,10 +128,10 @@ class Draw5(Variant):
             return value > session.table.zones.get(f[0], 0)
         return None
 
-    def forced_bets_out(self, session: HandView) -> bool:
+    def forced_bets_out(self, session: Hand) -> bool:
         return session.table.zones.get("POT", 0) < session.ledger.antes
 
-    def first_card(self, session: HandView) -> None:
+    def first_card(self, session: Hand) -> None:
         ledger = session.ledger
         pot = session.table.zones.get("POT", 0)
         if pot < ledger.antes:
@@ -144,11 +141,11 @@ class Draw5(Variant):
                               remedy="the missing antes go in before the players look at their "
                               "cards")
 
-    def forced_bets_shown(self, session: HandView, ledger: Ledger) -> tuple[bool, bool]:
+    def forced_bets_shown(self, session: Hand, ledger: Ledger) -> tuple[bool, bool]:
         """No blinds; the antes (with any carried pot) in the pot."""
         return True, session.table.zones.get("POT", 0) == ledger.antes
 
-    def first_card_misdirected(self, session: HandView, seat: int, expected: str,
+    def first_card_misdirected(self, session: Hand, seat: int, expected: str,
                                cards: list[str], evidence: dict[str, Any]) -> None:
         """SEAT-09: the first card tells who the dealer thinks he is; a card out of order
         (DEAL-04) as well: one alert."""
@@ -160,7 +157,7 @@ class Draw5(Variant):
                           "the draw redeal rules apply (MISDEAL-16)", cards=cards,
                           evidence=evidence)
 
-    def defect(self, session: HandView, kind: DefectKind, what: str,
+    def defect(self, session: Hand, kind: DefectKind, what: str,
                cards: list[str]) -> DefectRuling:
         """DECK-06: in draw any defective deck found before the pot is collected means the
         game is dealt again (A-08): void until the dealer presses REDEAL."""
@@ -181,24 +178,55 @@ class Draw5(Variant):
 
         return DefectRuling(raise_alert, cancel_now=False)
 
-    def pack_scanned(self, session: HandView, uids: list[str]) -> bool:
-        hand = _draw(session)
+    def pack_scanned(self, session: Hand, uids: list[str]) -> bool:
+        hand = session.tracker
         if hand.phase != "draw":
             return False
         session.outcomes(hand.reshuffle(uids))  # DRAW-05: the new pack
         return True
 
-    def button(self, session: HandView, name: str, args: list[str]) -> None:
-        hand = _draw(session)
+    def monitors(self, session: Hand) -> None:
+        """Draw's checks are its tracker's and its hooks'."""
+
+    def outcome(self, session: Hand, o: GameOutcome) -> None:
+        """An exchange done (the counts for everyone, the cards for the secure feed), or the
+        draw complete: the second betting round opens."""
+        if isinstance(o, Drew):
+            if not o.again:  # a reopened exchange was announced already
+                session.out.emit(ev.Draw, seat=o.seat, discarded=o.discarded,
+                                 received=o.received)
+            session.out.emit(ev.HoleCards, seat=o.seat, cards=list(o.hole))
+        elif isinstance(o, DrawComplete):
+            session.ledger.next_street("postdraw")
+            self.showdown(session)
+
+    def fold_recorded(self, session: Hand, seat: int) -> None:
+        """BET-26: a fold is final."""
+        session.out.alert("fold_recorded", "BET-26", "info",
+                          f"seat {seat} folded; the cards may not be picked up again",
+                          seat=seat)
+
+    def showing_order(self, session: Hand, order: list[int]) -> None:
+        """SHOW-14: clockwise from the player after the last bettor of the second round."""
+        session.out.alert("showdown_order", "SHOW-14", "info",
+                          "showing order: " + ", ".join(f"seat {s}" for s in order),
+                          seat=order[0] if order else None)
+
+    def button(self, session: Hand, name: str, args: list[str]) -> None:
+        hand = session.tracker
+        seat = int(args[0]) if args and args[0].isdigit() else None
         if name == "DRAW":
+            if seat is None or len(args) != 2 or not args[1].isdigit():
+                return  # not a draw announcement: nothing to do
+            session.unverified_all_in(seat)  # a draw announced: the round was over
             session.place_chips_in_motion()
             session.outcomes(hand.announce(int(args[0]), int(args[1])))
-        elif name == "CARDS_VIEWED":
-            session.outcomes(hand.viewed(int(args[0])))
+        elif name == "CARDS_VIEWED" and seat is not None:
+            session.outcomes(hand.viewed(seat))
         elif name == "SHUFFLE_ERROR":
             self._shuffle_error(session, hand)
 
-    def _shuffle_error(self, session: HandView, hand: DrawHand) -> None:
+    def _shuffle_error(self, session: Hand, hand: DrawHand) -> None:
         """MISDEAL-15: after a shuffle or cut error a player who has received only one card,
         and not looked at it, may demand a redeal (A-37)."""
         eligible = [s for s in hand.order if hand.hole_count(s) <= 1]
@@ -213,31 +241,31 @@ class Draw5(Variant):
                               "a shuffle or cut error, but every player has more than one "
                               "card: no redeal can be demanded any more", remedy="play on")
 
-    def first_round_action(self, session: HandView, seat: int, action: str) -> None:
+    def first_round_action(self, session: Hand, seat: int, action: str) -> None:
         session.close_window(seat, action)
-        session.outcomes(_draw(session).betting_started())
+        session.outcomes(session.tracker.betting_started())
 
-    def bet_zone_changed(self, session: HandView, seat: int, value: int,
+    def bet_zone_changed(self, session: Hand, seat: int, value: int,
                          before: int) -> None:
         # chips going in mean betting; chips coming out (an uncalled bet handed back, the
         # gathering) do not, and the reader repeating an inventory is no news
         if value > before:
             self.betting_resumes(session)
 
-    def betting_resumes(self, session: HandView) -> None:
+    def betting_resumes(self, session: Hand) -> None:
         """Betting resumes while exchanges stand open: close them with what they have."""
-        hand = _draw(session)
+        hand = session.tracker
         if hand.phase == "draw":
             session.outcomes(hand.close_draw())
 
-    def pot_shrank(self, session: HandView, before: int, value: int) -> None:
+    def pot_shrank(self, session: Hand, before: int, value: int) -> None:
         if session.ledger.settled is None:
             session.out.alert("pot_chips_removed", "POT-09", "warning",
                               f"chips were taken out of the pot during the game: it held "
                               f"{before}, now {value}", remedy="stop: the chips go back into "
                               "the pot; no chips may be taken out before it is awarded")
 
-    def problem(self, session: HandView, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
+    def problem(self, session: Hand, o: Problem, outcomes: list[LedgerOutcome]) -> bool:
         """Draw has its own out-of-turn rules (BET-24, BET-25) and round rule (BET-21)."""
         v, seat = o.violation, o.seat
         ledger, out = session.ledger, session.out
@@ -247,7 +275,7 @@ class Draw5(Variant):
             return True
         folded = any(isinstance(a, Acted) and a.decision.seat == seat
                      and a.decision.action == "fold" for a in outcomes)
-        if folded and seat in _draw(session).dead:
+        if folded and seat in session.tracker.dead:
             return True  # a dead hand (SHOW-15) is no fold of the player's own
         rnd = ledger.round
         if folded:
@@ -269,9 +297,9 @@ class Draw5(Variant):
                   "him (A-27)")
         return True
 
-    def after_betting(self, session: HandView) -> None:
+    def after_betting(self, session: Hand) -> None:
         """The first round is complete with a bet, so the exchange begins (DRAW-02)."""
-        hand, ledger = _draw(session), session.ledger
+        hand, ledger = session.tracker, session.ledger
         if hand.ended:
             return
         if hand.phase in ("deal", "predraw") and ledger.street == "predraw" \
@@ -280,7 +308,7 @@ class Draw5(Variant):
                 and ledger.pending is None:
             session.outcomes(hand.start_draw(ledger.live))
 
-    def checked_out(self, session: HandView, o: CheckedOut) -> None:
+    def checked_out(self, session: Hand, o: CheckedOut) -> None:
         """BET-20/22, POT-10: everyone checked; the pot stays for the next game."""
         out = session.out
         carried = o.carried
@@ -305,9 +333,9 @@ class Draw5(Variant):
         session.hand_ended("checked_out", session.ledger.shown_stacks(), carried_pot=carried)
         session.table.eliminate(session.tracker.order)
 
-    def showdown(self, session: HandView) -> None:
+    def showdown(self, session: Hand) -> None:
         """SHOW-14: every active hand is shown; more than five cards is dead (A-21, A-38)."""
-        hand, ledger = _draw(session), session.ledger
+        hand, ledger = session.tracker, session.ledger
         if hand.ended:
             return
         if ledger.street != "postdraw" or ledger.checked_out is not None \

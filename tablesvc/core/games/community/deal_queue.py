@@ -4,8 +4,8 @@ clean hand's queue is built.
 One job: say which card should come next and where it should go. The clean sequence is the
 deal plan of DEAL-02 (two hole cards a seat, ``HOLE_CARDS``), one burn before each street
 (BURN-01) and the board's streets (BOARD-01..03: flop of three, turn and river of one). The
-tracker (``tablesvc.core.holdem``) serves the queue's head with each card that arrives, and its
-repairs (``tablesvc.core.burns``, ``tablesvc.core.exposures``) rewrite the queue as the rules
+tracker (``community.tracker``) serves the queue's head with each card that arrives, and its
+repairs (``community.burns``, ``community.exposures``) rewrite the queue as the rules
 say. ``Burned`` and ``BoardDealt`` are what the tracker answers when a BURN or a BOARD entry is
 served; the records every game shares are in ``tablesvc.core.card_flow``.
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from tablesvc.core.card_flow import CardAfterEnd, Dealt, Folded, Irregularity
+from tablesvc.core.card_flow import CardAfterEnd, Dealt, Folded, GameOutcome, Irregularity
 
 StreetName = Literal["preflop", "flop", "turn", "river"]
 BOARD_STREETS: tuple[tuple[StreetName, int], ...] = (("flop", 3), ("turn", 1), ("river", 1))
@@ -50,13 +50,13 @@ class Expect:
 
 # What the hold'em hand answers with besides the records every game shares.
 @dataclass(frozen=True, slots=True)
-class Burned:
+class Burned(GameOutcome):
     before: StreetName
     index: int
 
 
 @dataclass(frozen=True, slots=True)
-class BoardDealt:
+class BoardDealt(GameOutcome):
     street: StreetName
     cards: tuple[str, ...]
     board: tuple[str, ...]

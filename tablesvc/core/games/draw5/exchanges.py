@@ -3,7 +3,7 @@ checks of their order and counts (RULES.md §2.7; DRAW-02, DRAW-07, DRAW-08).
 
 One job: what one exchange is and when its count or its place in the order is wrong. An
 ``Exchange`` is one player's turn (announced, discarded, received); the draw tracker
-(``tablesvc.core.draw``) keeps the turns in draw order, feeds them the cards and asks these
+(``draw5.tracker``) keeps the turns in draw order, feeds them the cards and asks these
 functions what is irregular; it answers ``Drew`` when a turn is finished and ``DrawComplete``
 when every player has exchanged. Rule IDs:
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tablesvc.core.card_flow import CardRecord, Irregularity, alert, irregularity
+from tablesvc.core.card_flow import CardRecord, GameOutcome, Irregularity, alert, irregularity
 
 # Rule ID -> the alerts raised here (docs/RULES-COVERAGE.md is generated from it).
 RULES: dict[str, tuple[str, ...]] = {
@@ -27,7 +27,7 @@ RULES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Drew:
+class Drew(GameOutcome):
     """A player's exchange is finished (DRAW-02): counts for everyone, cards for secure."""
 
     seat: int
@@ -38,7 +38,7 @@ class Drew:
 
 
 @dataclass(frozen=True, slots=True)
-class DrawComplete:
+class DrawComplete(GameOutcome):
     """Every player has exchanged: the second betting round may start (BET-22)."""
 
 

@@ -3,7 +3,7 @@ expected-movement queue (RULES.md §2.5: R3, R4, R5, R6; D10-D15, D18).
 
 One job: the burn before a street went wrong, or a card left the deck while a betting round
 was open. ``BurnRepairs`` keeps what such a repair has in progress and rewrites the hand's
-queue (``tablesvc.core.deal_queue``) as the rules say; the tracker (``tablesvc.core.holdem``)
+queue (``community.deal_queue``) as the rules say; the tracker (``community.tracker``)
 calls it only when a card does not fit the queue, never for a clean card. Rule IDs:
 
 - BURN-03 ``burn_premature`` (R5), with BET-04 ``bb_option_skipped`` when the big blind had
@@ -13,7 +13,7 @@ calls it only when a card does not fit the queue, never for a clean card. Rule I
 - BURN-07 ``burn_card_disturbed``: a burn card that left the burn stack (``disturbed``).
 
 A burn card put in the wrong zone (BURN-02) and a burn during the deal (BURN-01) are the
-tracker's own; a burn card exposed (BURN-06) is in ``tablesvc.core.exposures``.
+tracker's own; a burn card exposed (BURN-06) is in ``tablesvc.core.games.community.exposures``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,14 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 
 from tablesvc.core.card_flow import CardRecord, Irregularity, irregularity, seat_of
-from tablesvc.core.deal_queue import STREET_SIZE, Burned, Expect, Outcome, StreetName, tag_head
+from tablesvc.core.games.community.deal_queue import (
+    STREET_SIZE,
+    Burned,
+    Expect,
+    Outcome,
+    StreetName,
+    tag_head,
+)
 
 # Rule ID -> the alerts raised here (docs/RULES-COVERAGE.md is generated from it).
 RULES: dict[str, tuple[str, ...]] = {

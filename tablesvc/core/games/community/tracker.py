@@ -16,7 +16,7 @@ Debounce (sensor noise is not an irregularity):
   (``burn_card_disturbed``, BURN-07); any other lift, or one without timestamps, is not a move.
   A lifted card that is read in another zone has moved from the zone it was lifted from.
 
->>> hand = HoldemHand(seats=(1, 2, 3), button=3)
+>>> hand = CommunityHand(seats=(1, 2, 3), button=3)
 >>> [str(e) for e in hand.queue][:7]
 ['S1', 'S2', 'S3', 'S1', 'S2', 'S3', 'BURN']
 >>> hand.card_out("U1", "As", face_up=False)
@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from tablesvc.core.burns import BurnRepairs, disturbed
 from tablesvc.core.card_flow import (
     CardAfterEnd,
     CardRecord,
@@ -43,7 +42,8 @@ from tablesvc.core.card_flow import (
     unaccounted,
     where,
 )
-from tablesvc.core.deal_queue import (
+from tablesvc.core.games.community.burns import BurnRepairs, disturbed
+from tablesvc.core.games.community.deal_queue import (
     HOLE_CARDS,
     BoardDealt,
     Burned,
@@ -53,14 +53,14 @@ from tablesvc.core.deal_queue import (
     build_queue,
     tag_head,
 )
-from tablesvc.core.exposures import Exposures, take_burn
-from tablesvc.core.mucked_hands import MuckedHands
+from tablesvc.core.games.community.exposures import Exposures, take_burn
+from tablesvc.core.games.community.mucked_hands import MuckedHands
 
 # Rule ID -> the alerts this tracker raises for it (as Irregularity objects the session turns
 # into alerts); docs/RULES-COVERAGE.md is generated from such declarations. The burn and
-# premature-card repairs declare theirs in ``tablesvc.core.burns``, the exposed and boxed
-# cards in ``tablesvc.core.exposures`` (the misdeal they may require is declared here), a
-# live hand in the muck (SHOW-13) in ``tablesvc.core.mucked_hands``, the collection (BURN-08)
+# premature-card repairs declare theirs in ``community.burns``, the exposed and boxed
+# cards in ``community.exposures`` (the misdeal they may require is declared here), a
+# live hand in the muck (SHOW-13) in ``community.mucked_hands``, the collection (BURN-08)
 # in ``tablesvc.core.card_flow``.
 RULES: dict[str, tuple[str, ...]] = {
     "DEAL-02": ("deal_order_error",),
@@ -78,12 +78,12 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 
 # what the session reads of a hold'em hand: the tracker and the outcomes it answers with
-__all__ = ["DEBOUNCE_MS", "HOLE_CARDS", "RULES", "BoardDealt", "Burned", "HoldemHand", "Outcome"]
+__all__ = ["DEBOUNCE_MS", "HOLE_CARDS", "RULES", "BoardDealt", "Burned", "CommunityHand", "Outcome"]
 
 DEBOUNCE_MS = 2000  # [derived] a burn card lifted longer than this was looked at (BURN-07)
 
 @dataclass
-class HoldemHand:
+class CommunityHand:
     """Card flow of one hand. ``seats`` are the seats dealt in; ``button`` is the button seat.
 
     The betting gate (RULES.md §2.3): the hand does not know the chips, so the table passes the
@@ -107,6 +107,8 @@ class HoldemHand:
 
     seats: tuple[int, ...]
     button: int
+    hole_cards: int = HOLE_CARDS
+    """The cards each seat is dealt: the game's (two in hold'em, four in Omaha)."""
     order: tuple[int, ...] = ()
     queue: deque[Expect] = field(default_factory=deque)
     cards: dict[str, CardRecord] = field(default_factory=dict)
@@ -121,7 +123,7 @@ class HoldemHand:
     # irregularities in progress (RULES.md §2.5)
     misplaced: dict[str, int] = field(default_factory=dict)  # R9: uid -> correct seat
     excess: set[str] = field(default_factory=set)  # R7: excess cards at a seat
-    burns: BurnRepairs = field(default_factory=BurnRepairs)  # R3-R6 (tablesvc.core.burns)
+    burns: BurnRepairs = field(default_factory=BurnRepairs)  # R3-R6 (community.burns)
     exposures: Exposures = field(default_factory=Exposures)  # D2, D4, D16, R1, R2
     duplicates: set[str] = field(default_factory=set)  # D7
     absent: list[int] = field(default_factory=list)  # SEAT-05: reported absent during the deal
@@ -135,7 +137,7 @@ class HoldemHand:
 
     def __post_init__(self) -> None:
         self.order = deal_order(self.seats, self.button)
-        self.queue = build_queue(self.order)
+        self.queue = build_queue(self.order, self.hole_cards)
         self.hole = {s: [] for s in self.order}
 
     # --- what the table asks about -------------------------------------------------
@@ -611,7 +613,7 @@ class HoldemHand:
         held.append(rec.card)
         faces = self.faces  # every face here is seen once: a deck with twins is void by now
         held.sort(key=lambda c: faces[c].index if c in faces else 0)
-        complete = tuple(held) if len(held) == HOLE_CARDS else None
+        complete = tuple(held) if len(held) == self.hole_cards else None
         return [Dealt(seat, len(held), rec.index, rec.card, rec.face_up, complete)]
 
     # --- D1, D3, D5: the initial deal -----------------------------------------------

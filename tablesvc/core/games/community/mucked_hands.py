@@ -2,9 +2,9 @@
 and the hand taken back out (RULES.md §2.5 D19; SHOW-13).
 
 One job: keep which live hands reached the muck and say when one is whole again. The tracker
-(``tablesvc.core.holdem``) calls ``MuckedHands`` only when the table says the seat cannot be
+(``community.tracker``) calls ``MuckedHands`` only when the table says the seat cannot be
 folding (it is not the next to act and has nothing to call); the floor may then rule the hand
-foul (``HoldemHand.foul``, POT-08). Rule IDs: SHOW-13 ``live_hand_in_muck`` and
+foul (``CommunityHand.foul``, POT-08). Rule IDs: SHOW-13 ``live_hand_in_muck`` and
 ``hand_reconstructed``.
 """
 

@@ -6,7 +6,7 @@ card in it is the bottom card and is never dealt (DRAW-04). ``Stub`` counts the 
 shoe and knows the bottom card by identity once the first card exposed at the draw was put
 under the stub (DRAW-06) or a reshuffled pack was scanned (``DECK``). When a player still
 needs cards and only the bottom card is left, the stub is reshuffled with the finished players'
-discards (DRAW-05). The draw tracker (``tablesvc.core.draw``) tells it each card in and out and
+discards (DRAW-05). The draw tracker (``draw5.tracker``) tells it each card in and out and
 hands it a scanned pack with the cards that may be in it. Rule IDs:
 
 - DRAW-04 ``bottom_card_dealt``;

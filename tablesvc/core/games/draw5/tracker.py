@@ -1,6 +1,6 @@
 """The card flow of one five-card-draw game (RULES.md §2.6, §2.7, DRAW rules).
 
-Like ``HoldemHand`` it is told what the sensors saw and answers with what happened in poker
+Like ``CommunityHand`` it is told what the sensors saw and answers with what happened in poker
 terms; it knows nothing of chips. The table tells it when the first betting round is over
 (``start_draw``) and it answers ``DrawComplete`` when every player has exchanged, so the table
 opens the second round.
@@ -40,7 +40,7 @@ from tablesvc.core.card_flow import (
     seat_of,
     unaccounted,
 )
-from tablesvc.core.exchanges import (
+from tablesvc.core.games.draw5.exchanges import (
     DrawComplete,
     Drew,
     Exchange,
@@ -49,13 +49,13 @@ from tablesvc.core.exchanges import (
     skipped,
     started_after,
 )
-from tablesvc.core.stub import Stub
+from tablesvc.core.games.draw5.stub import Stub
 
 # Rule ID -> the alerts this tracker raises for it (as Irregularity objects the session turns
 # into alerts); docs/RULES-COVERAGE.md is generated from such declarations. A card that
 # reaches no player is filed under DEAL-04 whether the game is still on or already over. The
-# stub's rules (DRAW-04, DRAW-05) are declared in ``tablesvc.core.stub``, the exchanges'
-# order and counts (DRAW-02, DRAW-07, DRAW-08) also in ``tablesvc.core.exchanges``, the
+# stub's rules (DRAW-04, DRAW-05) are declared in ``tablesvc.core.games.draw5.stub``, the exchanges'
+# order and counts (DRAW-02, DRAW-07, DRAW-08) also in ``tablesvc.core.games.draw5.exchanges``, the
 # collection (BURN-08) in ``tablesvc.core.card_flow``.
 RULES: dict[str, tuple[str, ...]] = {
     "DEAL-04": ("deal_order_error", "card_after_hand_end"),

@@ -1,5 +1,5 @@
 """How each game bets: its forced bets, who opens each round, whether everyone shows, how its
-hands rank. A game whose betting differs from hold'em's writes one of these.
+hands rank. A game whose betting differs from the blind games' writes one of these.
 
 The ledger (``tablesvc.core.ledger``) keeps the money rules every game shares (round totals,
 bets in motion, out-of-turn bets, the clock); what differs between games is the plan's, chosen
@@ -7,20 +7,18 @@ by the game's variant, so the ledger never asks which game it serves. ``LedgerSt
 plan may read and change of the ledger.
 
 The rules carried here (by name in the docstrings; none raises an alert, so no ``RULES``):
-hold'em's blinds and antes and its showing order (SHOW-01/02); five-card draw's antes
-(SEAT-07), the Vorhand opening (BET-20), the opener starting the second round (BET-22, A-24),
-the game checked out when everyone checked (BET-20/22, A-23, POT-10) and everyone showing
-(SHOW-14).
+the blinds and antes of the blind games and their showing order (SHOW-01/02). Five-card
+draw's plan is its own (``tablesvc.core.games.draw5.plan``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar, Protocol
 
 from tablesvc.core.betting import BettingRound, Structure
 from tablesvc.core.ledger_outcomes import Acted, CheckedOut, LedgerOutcome, Posted
-from tablesvc.core.showdown import HandValue, evaluate, evaluate_draw, show_order
+from tablesvc.core.showdown import HandValue, evaluate, show_order
 
 
 class LedgerState(Protocol):
@@ -58,15 +56,31 @@ class LedgerState(Protocol):
     def action_order(self, preflop: bool) -> list[int]: ...
 
 
+Ranking = Callable[[Sequence[str], Sequence[str]], HandValue]
+"""How a game ranks a hand: its hole cards and the board -> what they are worth."""
+
+
+def best_five(hole: Sequence[str], board: Sequence[str]) -> HandValue:
+    """The best five of the hole cards and the board, any of them (hold'em's way)."""
+    return evaluate([*hole, *board])
+
+
 class BettingPlan:
     """How a game bets: its forced bets, who acts first in each round, whether everyone
-    shows, and how its hands rank. This plan is hold'em's (blinds, then the board's streets);
-    each game's plan is chosen by its variant, so the ledger's money rules never ask which
-    game they serve. A plan instance belongs to one hand's ledger and may keep state of it.
+    shows, and how its hands rank. This plan is the blind games' (blinds, then a round per
+    street; fixed-limit bets double on the turn and the river); a game whose betting differs
+    subclasses it in its own package. Each game's plan is chosen by its variant, so the
+    ledger's money rules never ask which game they serve. A plan instance belongs to one
+    hand's ledger and may keep state of it.
     """
 
     first_street: ClassVar[str] = "preflop"
+    big_bet_streets: ClassVar[frozenset[str]] = frozenset({"turn", "river"})
+    """Streets whose fixed-limit bet is twice the small one."""
     everyone_shows: ClassVar[bool] = False  # SHOW-14: every active hand is shown
+
+    def __init__(self, rank: Ranking = best_five) -> None:
+        self._rank = rank
 
     def post_forced(self, led: LedgerState) -> list[LedgerOutcome]:
         """Antes (each seat, or the big blind for all) and the blinds; pre-flop opens."""
@@ -112,73 +126,6 @@ class BettingPlan:
         """SHOW-01/02: the last aggressor first, else the first seat left of the button."""
         return show_order(live, led.aggressor)
 
-    def rank(self, cards: Sequence[str]) -> HandValue:
-        """The best five of the hole cards and the board."""
-        return evaluate(cards)
-
-
-class DrawBetting(BettingPlan):
-    """Five-card draw: antes, no blinds; the Vorhand opens, the opener starts the second
-    round; everyone checked is a game without a winner (BET-20/22, A-23); every active hand
-    is shown (SHOW-14); five-card hands rank as they are."""
-
-    first_street: ClassVar[str] = "predraw"
-    everyone_shows: ClassVar[bool] = True
-
-    def __init__(self, all_check: str = "carry_over") -> None:
-        self.all_check = all_check  # draw.second_round_all_check (A-23)
-        self.opener: int | None = None  # the first to bet in the first round (BET-22)
-
-    def post_forced(self, led: LedgerState) -> list[LedgerOutcome]:
-        """Every player antes (SEAT-07); no blinds; the Vorhand opens (BET-20)."""
-        out: list[LedgerOutcome] = []
-        for s in led.order:
-            amount = min(led.ante, led.stacks[s])
-            if amount:
-                led.stacks[s] -= amount
-                led.antes += amount
-                out.append(Posted(s, "post_ante", amount, led.shown(s), led.pot_total))
-        led.history.extend(o for o in out if isinstance(o, Posted))
-        led.street = "predraw"
-        led.round = self._round(led, "predraw", list(led.order))
-        return out
-
-    def _round(self, led: LedgerState, street: str, order: list[int]) -> BettingRound:
-        fixed = led.structure is Structure.FIXED_LIMIT
-        return BettingRound(
-            street=street, order=order, stacks={s: led.stacks[s] for s in order},
-            posted={}, big_blind=led.big_blind if fixed else led.unit,
-            structure=led.structure, pot=led.pot_total, bet_unit=led.bet_unit(street),
-            cap=4 if fixed else None)
-
-    def open_round(self, led: LedgerState, street: str) -> BettingRound:
-        """BET-22, A-24: the opener acts first; if he is out, the next active player left."""
-        ring = list(led.order)
-        start = ring.index(self.opener) if self.opener in ring else 0
-        ring = ring[start:] + ring[:start]
-        return self._round(led, street, [s for s in ring if s not in led.folded])
-
-    def booked(self, led: LedgerState, acted: Acted) -> None:
-        if led.street == "predraw" and self.opener is None and acted.raised:
-            self.opener = acted.decision.seat
-
-    def checked_out(self, led: LedgerState) -> CheckedOut | None:
-        """The round is complete and nobody bet (BET-20; BET-22 per A-23)."""
-        rnd = led.round
-        if rnd is None or not rnd.complete or rnd.high > 0 or led.checked_out is not None:
-            return None
-        if led.street == "predraw" or self.all_check == "carry_over":
-            return CheckedOut(led.street, led.pot_total)
-        return None
-
-    def show_order(self, led: LedgerState, live: list[int]) -> list[int]:
-        """SHOW-14: clockwise, starting with the next active player after the last bettor or
-        raiser of the second round; with no bet there, the Vorhand's side starts."""
-        ring = list(led.order)
-        last = led.round.last_aggressor if led.round is not None else None
-        start = (ring.index(last) + 1) % len(ring) if last in ring else 0
-        ring = ring[start:] + ring[:start]
-        return [s for s in ring if s in live]
-
-    def rank(self, cards: Sequence[str]) -> HandValue:
-        return evaluate_draw(cards)
+    def rank(self, hole: Sequence[str], board: Sequence[str]) -> HandValue:
+        """What a hand is worth: the game's ranking of its hole cards and the board."""
+        return self._rank(hole, board)

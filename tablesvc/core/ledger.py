@@ -103,7 +103,7 @@ class Ledger:
     antes: int = 0  # dead money at the bottom of the main pot, which every live seat can win
     folded: set[int] = field(default_factory=set)
     round: BettingRound | None = None
-    street: str = "preflop"
+    street: str = ""  # the plan's first street, unless given
     pending: Pending | None = None
     settled: Settled | None = None
     history: list[Acted | Posted] = field(default_factory=list)
@@ -129,6 +129,7 @@ class Ledger:
     predeal: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> (value, ms)
 
     def __post_init__(self) -> None:
+        self.street = self.street or self.plan.first_street
         self.start_stacks = dict(self.stacks)
         self.start_unverified = self.unverified
         self.contributed = dict.fromkeys(self.order, 0)
@@ -175,7 +176,8 @@ class Ledger:
         """The seat's chips in this round are its blind, and it has not acted yet."""
         posted = [h for h in self.history if isinstance(h, Posted) and h.seat == seat
                   and h.action != "post_ante"]
-        return bool(posted) and posted[-1].amount == current and self.street == "preflop" \
+        return bool(posted) and posted[-1].amount == current \
+            and self.street == self.plan.first_street \
             and not any(isinstance(h, Acted) and h.decision.seat == seat for h in self.history)
 
     def _posted_short(self, seat: int, value: int) -> list[LedgerOutcome]:
@@ -264,7 +266,7 @@ class Ledger:
         return got
 
     def bet_unit(self, street: str) -> int:
-        return self.big_blind * (2 if street in ("turn", "river", "postdraw") else 1)
+        return self.big_blind * (2 if street in self.plan.big_bet_streets else 1)
 
     def action_order(self, preflop: bool) -> list[int]:
         live = [s for s in self.order if s not in self.folded]
@@ -802,7 +804,8 @@ class Ledger:
     def bb_option_pending(self) -> bool:
         """Pre-flop, everyone has only called and it is the big blind's turn (BET-04)."""
         rnd = self.round
-        if rnd is None or self.street != "preflop" or rnd.complete or self.pending:
+        if rnd is None or self.street != self.plan.first_street or rnd.complete \
+                or self.pending:
             return False
         bb = self.blind_seats[1]
         return rnd.next_actor == bb and rnd.to_call(bb) == 0

@@ -62,7 +62,7 @@ def settle(led: LedgerState, uncontested: bool,
     else:
         assert holes is not None
         rank = led.plan.rank
-        values = {s: rank([*holes[s], *board]) for s in live}
+        values = {s: rank(holes[s], board) for s in live}
         strength = {s: v.key for s, v in values.items()}
     all_in = any(led.shown(s) == 0 for s in live)  # before the awards refill stacks
     awards = award_pots(pots, strength, led.button, list(led.order), led.unit)

@@ -13,11 +13,11 @@ from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
-from tablesvc.core.betting_plan import DrawBetting
 from tablesvc.core.card_flow import GameOutcome
 from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.game import HandView, Variant
+from tablesvc.core.games.draw5.plan import DrawBetting
 from tablesvc.core.games.draw5.tracker import CARDS, DrawComplete, DrawHand, Drew
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.ledger import Ledger

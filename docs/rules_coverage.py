@@ -35,7 +35,6 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import get_args
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -198,9 +197,7 @@ def scenario_proofs(root: Path = ROOT) -> list[Proof]:
     """Every scenario file of a game the service tracks: the rules it declares and the alerts
     it expects."""
     from simulators.scenario import load_scenario, scenario_files
-    from tablesvc.config.table import GameSection
-
-    games = get_args(GameSection.model_fields["variant"].annotation)
+    from tablesvc.core.games import VARIANTS as games
     out = []
     for path in scenario_files(root / "simulators" / "scenarios"):
         sc = load_scenario(path)

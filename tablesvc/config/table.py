@@ -10,7 +10,7 @@ import ipaddress
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -19,9 +19,11 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from drivers.devices import known_kinds
+from tablesvc.core.games import VARIANTS
 from tablesvc.core.inputs import RESERVED_SOURCES
 
 
@@ -40,8 +42,38 @@ class TableSection(_Section):
 
 
 class GameSection(_Section):
-    variant: Literal["holdem", "draw5"] = "holdem"
-    limit: Literal["no-limit", "pot-limit", "fixed-limit"] = "no-limit"
+    variant: str = Field("holdem", description="the game: one of the registry of games "
+                         "(tablesvc.core.games): holdem, draw5, ...")
+    limit: Literal["no-limit", "pot-limit", "fixed-limit"] = Field(
+        "no-limit", description="the betting limit; by default the game's own (pot-limit "
+        "for Omaha, no-limit otherwise)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _game_default_limit(cls, data: Any) -> Any:
+        """A game with a limit of its own (pot-limit Omaha) plays it unless told otherwise."""
+        if isinstance(data, dict) and "limit" not in data:
+            game = VARIANTS.get(str(data.get("variant", "holdem")))
+            if game is not None:
+                data = {**data, "limit": game.default_limit}
+        return data
+
+    @field_validator("variant")
+    @classmethod
+    def _known_game(cls, variant: str) -> str:
+        if variant not in VARIANTS:
+            raise ValueError(f"{variant!r} is no game this service tracks; known: "
+                             f"{', '.join(sorted(VARIANTS))}")
+        return variant
+
+    @field_validator("limit")
+    @classmethod
+    def _game_limit(cls, limit: str, info: ValidationInfo) -> str:
+        game = VARIANTS.get(str(info.data.get("variant")))
+        if game is not None and limit not in game.limits:
+            raise ValueError(f"{game.name} is played {' or '.join(sorted(game.limits))}, "
+                             f"not {limit}")
+        return limit
     small_blind: int = Field(50, ge=0)
     # validate_default: a small_blind above the default big blind is wrong too
     big_blind: int = Field(100, validate_default=True,

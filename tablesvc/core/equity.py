@@ -10,15 +10,17 @@ state. A result that comes back after the next card or fold is dropped, and beca
 decision follows the journal's order, a replay drops the same ones and publishes the same
 events with the same seq, without computing anything.
 
-Due in hold'em: the deal complete, each street, each fold (the live seats change); in
-five-card draw: after the deal and after the draw (each seat's hand; probabilities only once
-the draw has settled them). A burn changes nothing the viewer sees, so it asks for nothing:
-the figures of the street stand.
+When they are due is the game's to say (``Variant.equity_state``): in the community-card games
+the deal complete, each street, each fold (the live seats change); in five-card draw after
+the deal and after the draw (each seat's hand; probabilities only once the draw has settled
+them). A burn changes nothing the viewer sees, so it asks for nothing: the figures of the
+street stand.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -28,7 +30,6 @@ from tablesvc.core.inputs import EquityResult
 from tablesvc.core.requests import EquityRequest
 from tablesvc.core.tracker import Tracker
 
-HOLDEM_STREETS = {0: "preflop", 3: "flop", 4: "turn", 5: "river"}
 DEAD_ZONES = frozenset({"BURN", "MUCK"})
 DEAD_CARD_MODES = ("known", "none")
 CHANGES = frozenset({"hole_cards", "board", "draw", "alert", "showdown", "hand_started",
@@ -38,11 +39,28 @@ cards complete (or changed by the draw), a street, the hand's start and end, and
 irregular (an excess card, a misdeal, a dead hand), which always raises an alert."""
 
 
+@dataclass(frozen=True, slots=True)
+class EquityState:
+    """A state of a hand that has figures, as its game reads it from its tracker: the street,
+    the live seats' cards, the board; ``dead_known``: the cards the service saw leave play
+    (burns, the muck, folded hands) are out of the stub too."""
+
+    street: str
+    holes: tuple[tuple[int, tuple[str, ...]], ...]
+    board: tuple[str, ...] = ()
+    dead_known: bool = False
+
+
 class HandState(Protocol):
     """What the feed reads of the hand under way (``HandSession`` is one)."""
 
     number: int
-    tracker: Tracker
+
+    @property
+    def tracker(self) -> Tracker: ...
+    def equity_state(self) -> EquityState | None:
+        """The state the figures depend on now, or None while they are not due."""
+        ...
 
 
 class EquityFigures(BaseModel):
@@ -69,7 +87,7 @@ class EquityFeed:
         self.dead_cards = dead_cards
         self.hand = 0
         self.version = 0
-        self.state: tuple[Any, ...] | None = None
+        self.state: tuple[int, EquityState] | None = None
         self.pending: EquityRequest | None = None  # the current state's request, unanswered
 
     # ------------------------------------------------------------------ requests
@@ -81,12 +99,12 @@ class EquityFeed:
         figures, and most inputs are those.
         """
         for e in events:
-            if e.type in CHANGES or (e.type == "action" and getattr(e, "action", "") == "fold"):
+            if e.type in CHANGES or (isinstance(e, ev.Action) and e.action == "fold"):
                 break
         else:
             return
-        found = self._state(session) if session is not None and live else None
-        state = None if found is None else found[:4]
+        found = session.equity_state() if session is not None and live else None
+        state = None if found is None or session is None else (session.number, found)
         if state == self.state:
             return
         self.state = state
@@ -94,12 +112,10 @@ class EquityFeed:
         self.pending = None
         if found is None or session is None:
             return  # a state without figures (mid-street, the deal under way, the hand over)
-        number, street, holes, board, alive = found
-        dead = self._dead(session.tracker, alive, holes, board) if self.variant == "holdem" \
-            else ()
-        self.hand = number
-        self.pending = EquityRequest(number, self.version, self.variant, street, holes, board,
-                                     dead)
+        dead = self._dead(session.tracker, found) if found.dead_known else ()
+        self.hand = session.number
+        self.pending = EquityRequest(session.number, self.version, self.variant, found.street,
+                                     found.holes, found.board, dead)
         self.out.out.work.append(self.pending)
 
     def outstanding(self) -> EquityRequest | None:
@@ -107,45 +123,16 @@ class EquityFeed:
         restart the pipeline asks again for what the crash left unanswered."""
         return self.pending
 
-    def _state(self, session: HandState) -> tuple[Any, ...] | None:
-        """(hand, street, holes, board, live seats) of a state that has figures, or None."""
-        hand = session.tracker
-        if hand.ended or getattr(hand, "voided", None) is not None:
-            return None
-        dead_hands = getattr(hand, "dead", ())
-        live = [s for s in hand.active if s not in dead_hands]
-        if len(live) < 2:
-            return None
-        street = HOLDEM_STREETS.get(len(hand.board))
-        if self.variant == "holdem" and (street is None or any(
-                hand.hole_count(s) != 2 for s in live)):
-            return None  # the deal or a street is under way (the usual case: checked cheaply)
-        holes = tuple((s, tuple(hand.cards_of(s))) for s in live)
-        board = tuple(hand.board)
-        if self.variant == "draw5":
-            phase = getattr(hand, "phase", None)
-            if phase in ("deal", "predraw") and all(len(c) == 5 for _, c in holes):
-                street = "predraw"
-            elif phase == "postdraw" and all(1 <= len(c) <= 5 for _, c in holes):
-                street = "postdraw"
-            else:
-                return None
-            return (session.number, street, holes, (), live)
-        shown = [c for _, cards in holes for c in cards] + list(board)
-        if len(set(shown)) != len(shown):
-            return None  # a card in two places: the tracker is sorting out an irregularity
-        return (session.number, street, holes, board, live)
-
-    def _dead(self, hand: Tracker, live: list[int], holes: tuple[Any, ...],
-              board: tuple[str, ...]) -> tuple[str, ...]:
+    def _dead(self, hand: Tracker, found: EquityState) -> tuple[str, ...]:
         """Cards out of play that the service knows: burns, folded hands, the muck."""
         if self.dead_cards == "none":
             return ()
+        live = {seat for seat, _ in found.holes}
         dead = {rec.card for rec in hand.cards.values() if rec.zone in DEAD_ZONES}
         for seat in hand.order:
             if seat not in live:
                 dead.update(hand.cards_of(seat))
-        shown = {c for _, cards in holes for c in cards} | set(board)
+        shown = {c for _, cards in found.holes for c in cards} | set(found.board)
         return tuple(sorted(dead - shown))
 
     # ------------------------------------------------------------------ results

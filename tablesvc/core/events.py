@@ -131,7 +131,7 @@ class SeatInfo(Trusted):
 
 class HandStarted(Event):
     type: Literal["hand_started"] = "hand_started"
-    variant: Literal["holdem", "draw5"]
+    variant: str = Field(description="the game: holdem, draw5, omaha, ... (``[game] variant``)")
     limit: str
     button: int
     small_blind_seat: int | None

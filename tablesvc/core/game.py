@@ -19,6 +19,7 @@ from tablesvc.core.card_flow import CardOutcome, GameOutcome
 from tablesvc.core.context import TableContext
 from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.emitter import Emitter
+from tablesvc.core.equity import EquityState
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.ledger import Ledger
 from tablesvc.core.ledger_outcomes import CheckedOut, LedgerOutcome, Problem, Settled
@@ -80,6 +81,11 @@ class Variant(Generic[T, M]):
     carries_pot: ClassVar[bool] = False  # a game without a winner leaves its pot (POT-10)
     removal_severity: ClassVar[str] = "critical"  # chips taken from the table (TABLE-06)
     buys_between_games: ClassVar[bool] = False  # chips may be bought after a game (TABLE-08)
+    limits: ClassVar[frozenset[str]] = frozenset({"no-limit", "pot-limit", "fixed-limit"})
+    """The betting limits the game is played with (``[game] limit``)."""
+    default_limit: ClassVar[str] = "no-limit"
+    phh_variant: ClassVar[dict[str, str]] = {}
+    """The PHH variant code of the game at each limit it has one for (no hand history else)."""
     RULES: ClassVar[dict[str, tuple[str, ...]]] = {}
     BUTTONS: ClassVar[frozenset[str]] = frozenset()  # console buttons of this game
 
@@ -118,6 +124,13 @@ class Variant(Generic[T, M]):
 
     def dealt(self, session: HandView[T, M]) -> None:
         """A card reached a seat."""
+
+    def equity_state(self, hand: T) -> EquityState | None:
+        """The state win probabilities are due for (the live seats' cards, the board, the
+        street), read from the game's own tracker; None while none are due (the deal or a
+        street under way, an irregularity being sorted out, the hand over)."""
+        del hand
+        return None
 
     def outcome(self, session: HandView[T, M], o: GameOutcome) -> None:
         """An answer of the game's own card flow (a burn, a board card, a draw)."""

@@ -10,6 +10,7 @@ The table never asks which kind it has: it hands every input to the hand under w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 
@@ -30,6 +31,11 @@ class Hand(Protocol):
     @property
     def tracked(self) -> bool:
         """Followed card by card against the rules."""
+        ...
+
+    @property
+    def start_stacks(self) -> Mapping[int, int] | None:
+        """The stacks at the hand's start, when the hand knows them."""
         ...
 
     # --- cards ----------------------------------------------------------------------------

@@ -15,14 +15,14 @@ from tablesvc.core.betting import Decision
 from tablesvc.core.ledger import Ledger
 from tablesvc.core.phh import PhhHand, dumps
 
-VARIANT = {"no-limit": "NT", "pot-limit": "PT", "fixed-limit": "FT"}
-
 
 @dataclass
 class HistoryBook:
-    """Collects one hand's PHH actions as the table reports them."""
+    """Collects one hand's PHH actions as the table reports them. ``variant`` is the game's
+    PHH code at the hand's limit (``NT``: no-limit hold'em, ``PO``: pot-limit Omaha, ...)."""
 
     order: tuple[int, ...]
+    variant: str
     actions: list[str] = field(default_factory=list)
 
     def p(self, seat: int) -> str:
@@ -43,7 +43,7 @@ class HistoryBook:
         else:
             self.actions.append(f"{self.p(d.seat)} cc")
 
-    def phh(self, ledger: Ledger, limit: str, names: Mapping[int, str], *, hand: int,
+    def phh(self, ledger: Ledger, names: Mapping[int, str], *, hand: int,
             table: str, venue: str, seats: int) -> str:
         n = len(self.order)
         antes = [0] * n
@@ -53,7 +53,7 @@ class HistoryBook:
             else:
                 antes[1] = ledger.ante
         return dumps(PhhHand(
-            variant=VARIANT[limit], antes=antes,
+            variant=self.variant, antes=antes,
             blinds_or_straddles=[ledger.small_blind, ledger.big_blind] + [0] * (n - 2),
             min_bet=ledger.big_blind,
             starting_stacks=[ledger.start_stacks[s] for s in self.order],

@@ -149,6 +149,11 @@ class Placement:
         self.table.not_placed(self, why)
 
     # ------------------------------------------------------------------ the contract
+    @property
+    def start_stacks(self) -> None:
+        """Not known before the hand is placed."""
+        return None
+
     def card_of(self, uid: str) -> str | None:
         del uid
         return None

@@ -27,6 +27,7 @@ from tablesvc.core.card_flow import (
 )
 from tablesvc.core.context import TableContext
 from tablesvc.core.defects import DefectKind
+from tablesvc.core.equity import EquityState
 from tablesvc.core.game import M, T, Variant
 from tablesvc.core.history import HistoryBook
 from tablesvc.core.ledger import Ledger
@@ -109,6 +110,14 @@ class HandSession(Generic[T, M]):
     @property
     def tracked(self) -> bool:
         return True
+
+    @property
+    def start_stacks(self) -> Mapping[int, int]:
+        return self.ledger.start_stacks
+
+    def equity_state(self) -> EquityState | None:
+        """The state win probabilities are due for now (the game's to say)."""
+        return self.game.equity_state(self.tracker)
 
     def start(self) -> None:
         """Announce the hand and post its forced bets (a blind seat whose stack is not known
@@ -730,7 +739,7 @@ class HandSession(Generic[T, M]):
             s = self.table.s
             names = {seat: p.name for seat, p in self.table.players.items()}
             self.out.emit(ev.HandHistory, phh=self.book.phh(
-                ledger, ledger.structure.value, names, hand=self.number, table=s.table,
+                ledger, names, hand=self.number, table=s.table,
                 venue=s.venue, seats=s.seats))
         hand.ended = True
         self.table.eliminate(hand.order)

@@ -115,7 +115,7 @@ class TableCore:
         # the hand under way, or the last one until the next NEWHAND collects its cards
         self.session: Hand | None = None
         self.deck = DeckIntegrity(decks, self.out)  # the deck in play since the shuffle
-        self.carry = 0  # draw5: the pot carried over from a checked-out game (POT-10)
+        self.carry = 0  # the pot a game without a winner left for the next (POT-10)
         self.carry_known = True  # False once a game went by unfollowed: the pot will say
         self.next_button: int | None = None
         self.button: int | None = None
@@ -1053,9 +1053,8 @@ class TableCore:
         if not quiet:
             self.continuity.told()
         self.hand_no = max(self.hand_no, hand.number)  # a hand being placed had no number yet
-        start = getattr(getattr(hand, "ledger", None), "start_stacks", None)
-        self.session = UntrackedHand(self, hand.number, "untracked", reason,
-                                     order=hand.order, start_stacks=start, quiet=quiet)
+        self.session = UntrackedHand(self, hand.number, "untracked", reason, order=hand.order,
+                                     start_stacks=hand.start_stacks, quiet=quiet)
 
     def void_hand(self, number: int, order: tuple[int, ...], start_stacks: Mapping[int, int],
                   ruling: DefectRuling, uid: str | None, evidence: dict[str, Any]) -> None:

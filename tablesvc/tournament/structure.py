@@ -18,7 +18,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-GAMES = ("holdem", "draw5")
+from tablesvc.core.games import VARIANTS
+
+GAMES = tuple(VARIANTS)  # the registry of games: what a table can track
 LIMITS = ("no-limit", "pot-limit", "fixed-limit")
 ANTE_MODES = ("each", "big_blind")
 PERCENT_TOLERANCE = 0.01

@@ -14,21 +14,21 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import get_args
 
 import pytest
 
 from simulators.endpoints import Recorder
 from simulators.virtual import VirtualTableRig
 from tablesvc.commands.demo import write_config
-from tablesvc.config.table import GameSection, load_config
+from tablesvc.config.table import load_config
+from tablesvc.core.games import VARIANTS
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 120.0  # only a guard against hanging
 CLI = [sys.executable, "-m", "tablesvc.commands.cli"]
-SERVICE_GAMES = get_args(GameSection.model_fields["variant"].annotation)
+SERVICE_GAMES = tuple(VARIANTS)
 
 # Heads-up pot-limit Omaha: p1 (seat 1) is the big blind, p2 (seat 2) the button. p2 raises
 # the pot (300), p1 calls; p1 bets the pot on the flop (600) and p2 folds.

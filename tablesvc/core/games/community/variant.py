@@ -9,15 +9,17 @@ made of them and the board, the game's name in the hand history) is the game's o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tablesvc.core import events as ev
 from tablesvc.core.betting import Structure
+from tablesvc.core.betting_plan import BettingPlan
 from tablesvc.core.card_flow import GameOutcome
 from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.emitter import Emitter
+from tablesvc.core.equity import EquityState
 from tablesvc.core.game import HandView, Variant
 from tablesvc.core.games.community.deal_queue import BoardDealt, Burned
 from tablesvc.core.games.community.tracker import CommunityHand
@@ -26,6 +28,7 @@ from tablesvc.core.ledger import Ledger
 from tablesvc.core.monitors.blinds import Blinds, blinds_button, posted_blinds
 from tablesvc.core.monitors.deal_completion import WORDS, DealCompletion
 from tablesvc.core.settings import Player
+from tablesvc.core.showdown import HandValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,8 @@ class CommunityMonitors:
 
 
 Hand = HandView[CommunityHand, CommunityMonitors]
+STREETS = {0: "preflop", 3: "flop", 4: "turn", 5: "river"}
+"""The street of a board of this many cards."""
 
 
 class CommunityGame(Variant[CommunityHand, CommunityMonitors]):
@@ -70,8 +75,10 @@ class CommunityGame(Variant[CommunityHand, CommunityMonitors]):
             order=order, button=button, stacks={seat: players[seat].stack for seat in order},
             small_blind=s.small_blind, big_blind=s.big_blind, ante=s.ante,
             ante_mode=s.ante_mode, structure=Structure(s.limit), unit=unit,
-            settle_ms=s.bet_settle_ms, unverified=frozenset(unverified) & frozenset(order))
-        return hand, ledger, HistoryBook(order)
+            settle_ms=s.bet_settle_ms, plan=BettingPlan(self.rank),
+            unverified=frozenset(unverified) & frozenset(order))
+        code = self.phh_variant.get(s.limit)
+        return hand, ledger, HistoryBook(order, code) if code is not None else None
 
     def started(self, session: Hand) -> None:
         s, players = self.s, session.table.players
@@ -121,6 +128,27 @@ class CommunityGame(Variant[CommunityHand, CommunityMonitors]):
                      for seat, amount in posted_blinds(ledger).items()) \
             or blinds_button(ledger, zones) is not None
         return blinds, zones.get("POT", 0) == ledger.antes
+
+    def rank(self, hole: Sequence[str], board: Sequence[str]) -> HandValue:
+        """What a hand is worth at the showdown: the game's way of making it of the hole
+        cards and the board."""
+        raise NotImplementedError
+
+    def equity_state(self, hand: CommunityHand) -> EquityState | None:
+        """Due with the deal complete, at each street, at each fold; the cards the service saw
+        leave play are out of the stub."""
+        if hand.ended or hand.voided is not None:
+            return None
+        live = [s for s in hand.active if s not in hand.dead]
+        street = STREETS.get(len(hand.board))
+        if len(live) < 2 or street is None or any(
+                hand.hole_count(s) != self.hole_cards for s in live):
+            return None  # the deal or a street is under way (the usual case: checked cheaply)
+        holes = tuple((s, tuple(hand.cards_of(s))) for s in live)
+        shown = [c for _, cards in holes for c in cards] + hand.board
+        if len(set(shown)) != len(shown):
+            return None  # a card in two places: the tracker is sorting out an irregularity
+        return EquityState(street, holes, tuple(hand.board), dead_known=True)
 
     def outcome(self, session: Hand, o: GameOutcome) -> None:
         """A burn, or board cards: the next street's betting opens, the showdown may be due."""

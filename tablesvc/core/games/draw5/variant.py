@@ -16,6 +16,7 @@ from tablesvc.core.betting import Structure
 from tablesvc.core.card_flow import GameOutcome
 from tablesvc.core.defects import DefectKind, DefectRuling
 from tablesvc.core.emitter import Emitter
+from tablesvc.core.equity import EquityState
 from tablesvc.core.game import HandView, Variant
 from tablesvc.core.games.draw5.plan import DrawBetting
 from tablesvc.core.games.draw5.tracker import CARDS, DrawComplete, DrawHand, Drew
@@ -187,6 +188,20 @@ class Draw5(Variant[DrawHand, None]):
 
     def monitors(self, session: Hand) -> None:
         """Draw's checks are its tracker's and its hooks'."""
+
+    def equity_state(self, hand: DrawHand) -> EquityState | None:
+        """Each seat's hand after the deal and after the draw (no board, no stub to count)."""
+        if hand.ended or hand.voided is not None:
+            return None
+        live = [s for s in hand.active if s not in hand.dead]
+        if len(live) < 2:
+            return None
+        holes = tuple((s, tuple(hand.cards_of(s))) for s in live)
+        if hand.phase in ("deal", "predraw") and all(len(c) == CARDS for _, c in holes):
+            return EquityState("predraw", holes)
+        if hand.phase == "postdraw" and all(1 <= len(c) <= CARDS for _, c in holes):
+            return EquityState("postdraw", holes)
+        return None
 
     def outcome(self, session: Hand, o: GameOutcome) -> None:
         """An exchange done (the counts for everyone, the cards for the secure feed), or the

@@ -91,7 +91,7 @@ class HandSession(Generic[T, M]):
         self.out_since: tuple[str, int] | None = None  # (uid, ms): a card between shoe and zone
         self.bets = StringBets(self.out, table.s.motion_ms)
         self.showdown = ShowdownConsole(self.out, table.s.qualification_table,
-                                        game.folds_recoverable)
+                                        game.folds_recoverable, game.hole_cards)
         self.report = SettlementReport(self.out)
         self.monitors = game.monitors(self)
         self.order = tracker.order

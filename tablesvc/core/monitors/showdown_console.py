@@ -32,8 +32,10 @@ class ShowdownConsole(Monitor):
         "SHOW-08": ("tabled_hand_mucked",),
     }
 
-    def __init__(self, out: Emitter, qualification_table: bool, folds_recoverable: bool) -> None:
+    def __init__(self, out: Emitter, qualification_table: bool, folds_recoverable: bool,
+                 hole_cards: int = 2) -> None:
         self.out = out
+        self.hole_cards = hole_cards  # what a hand shown whole is (two in hold'em, four in Omaha)
         self.qualification_table = qualification_table
         self.folds_recoverable = folds_recoverable  # the game's folded hands can come back
         self.shown: dict[int, int] = {}  # seat -> hole cards tabled at the showdown (SHOW-05)
@@ -54,7 +56,7 @@ class ShowdownConsole(Monitor):
             return
         settled = ledger.settled
         if name == "SHOWN":
-            count = int(args[1]) if len(args) > 1 and args[1].isdigit() else 2
+            count = int(args[1]) if len(args) > 1 and args[1].isdigit() else self.hole_cards
             self.shown[seat] = count
         elif name == "ANNOUNCED" and len(args) > 1:
             self._announced(seat, args[1], settled, tracker)
@@ -75,7 +77,7 @@ class ShowdownConsole(Monitor):
                    tracker: Tracker) -> None:
         shown = next((s for s in settled.showdown if s.seat == seat), None) if settled else None
         self.announced.add(seat)
-        self.shown.setdefault(seat, 2)
+        self.shown.setdefault(seat, self.hole_cards)
         category = words.lower().replace("_", " ").replace("-", " ")
         if category == "royal flush":
             said = len(CATEGORY_WORDS)
@@ -136,8 +138,11 @@ class ShowdownConsole(Monitor):
                 continue
             value = next((s.value for s in settled.showdown if s.seat == w), None)
             plays_board = value is not None and bool(board) and set(value.best) <= board
-            if shown < 2 and (self.qualification_table or plays_board):
+            if shown < self.hole_cards and (self.qualification_table or plays_board):
+                every = "both" if self.hole_cards == 2 else f"all {self.hole_cards}"
                 self.out.alert("both_cards_required", "SHOW-04" if plays_board else "SHOW-03",
-                               "warning", f"seat {w} showed {shown} card(s); both hole cards "
-                               "must be shown" + (" to play the board" if plays_board else ""),
-                               seat=w, remedy="no share of the pot until both cards are shown")
+                               "warning", f"seat {w} showed {shown} card(s); {every} hole "
+                               "cards must be shown" + (" to play the board" if plays_board
+                                                        else ""),
+                               seat=w, remedy=f"no share of the pot until {every} cards are "
+                               "shown")

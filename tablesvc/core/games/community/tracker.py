@@ -433,7 +433,7 @@ class CommunityHand:
                 seat = seat_of(rec.zone or "")
                 if seat is None or seat not in self.hole:
                     continue
-                if len(self.hole[seat]) >= 2:
+                if len(self.hole[seat]) >= self.hole_cards:
                     out += self._excess(f"S{seat}", u, rec, None)
                 else:
                     out += self._hole_card(seat, rec)

@@ -13,9 +13,10 @@ from typing import Any
 from tablesvc.core.game import Variant
 from tablesvc.core.games.draw5.variant import Draw5
 from tablesvc.core.games.holdem import Holdem
+from tablesvc.core.games.omaha import Omaha, Omaha5
 from tablesvc.core.settings import TableSettings
 
-VARIANTS: dict[str, type[Variant[Any, Any]]] = {v.name: v for v in (Holdem, Draw5)}
+VARIANTS: dict[str, type[Variant[Any, Any]]] = {v.name: v for v in (Holdem, Draw5, Omaha, Omaha5)}
 
 
 def variant_for(settings: TableSettings) -> Variant[Any, Any]:

@@ -111,7 +111,7 @@ def test_several_problems_are_all_named_at_once_as_file_key_what() -> None:
     (lambda d: d["payouts"].update(amounts=[100]),
      "s.toml: payouts: give percent or amounts, not both"),
     (lambda d: d.update(game="stud"),
-     "s.toml: game: 'stud' is not one of holdem, draw5"),
+     "s.toml: game: 'stud' is not one of holdem, draw5, omaha, omaha5"),
     (lambda d: d.update(starting_stack="10000"),
      "s.toml: starting_stack: '10000' is not a whole number"),
 ])

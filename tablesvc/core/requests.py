@@ -23,7 +23,7 @@ class EquityRequest:
 
     hand: int
     version: int
-    variant: str  # "holdem" | "draw5"
+    variant: str  # the game's name in the registry of games: "holdem", "omaha", "draw5", ...
     street: str  # preflop, flop, turn, river; draw5: predraw, postdraw
     holes: tuple[tuple[int, tuple[str, ...]], ...]  # (seat, cards) of the live seats, in order
     board: tuple[str, ...] = ()

@@ -58,13 +58,12 @@ def hands(count: int, seed: int,
         yield tracked(seed, i, rng, variant)
 
 
-@pytest.fixture(scope="module", params=["holdem", "omaha"])
-def results(request: pytest.FixtureRequest) -> list[tuple[HandRecord, list[ev.Event]]]:
-    return list(hands(HANDS, seed=7, variant=request.param))
-
-
+@pytest.mark.parametrize("variant", ["holdem", "omaha"])
 def test_service_settles_every_random_hand_exactly_like_the_table_and_pokerkit(
-        results: list[tuple[HandRecord, list[ev.Event]]]) -> None:
+        variant: str) -> None:
+    """One test per game, the hands made in it: xdist workers would each deal them again for
+    a second test sharing a module fixture."""
+    results = list(hands(HANDS, seed=7, variant=variant))
     for n, (record, events) in enumerate(results):
         where = f"hand {n} ({len(record.seats)} players, {record.limit})"
         alerts = [(e.name, e.message) for e in events
@@ -88,10 +87,12 @@ def test_service_settles_every_random_hand_exactly_like_the_table_and_pokerkit(
             # (pokerkit reads no pot-limit hold'em: PHH has no code for it; see sim tests)
             state = replay(phh[0], record.unit)
             assert list(state.stacks) == pokerkit_stacks(record), where
+    covers_all_ins_side_pots_and_every_structure(results)
 
 
-def test_the_random_hands_cover_all_ins_side_pots_and_every_structure(
+def covers_all_ins_side_pots_and_every_structure(
         results: list[tuple[HandRecord, list[ev.Event]]]) -> None:
+    """The random hands are worth the name: all-ins, side pots, every size and limit."""
     actions = Counter(e.action for _, events in results for e in events
                       if isinstance(e, ev.Action))
     pots = Counter(sum(isinstance(e, ev.PotAwarded) for e in events) for _, events in results)

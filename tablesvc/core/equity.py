@@ -19,7 +19,7 @@ street stand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -28,9 +28,7 @@ from tablesvc.core import events as ev
 from tablesvc.core.emitter import Emitter
 from tablesvc.core.inputs import EquityResult
 from tablesvc.core.requests import EquityRequest
-from tablesvc.core.tracker import Tracker
 
-DEAD_ZONES = frozenset({"BURN", "MUCK"})
 DEAD_CARD_MODES = ("known", "none")
 CHANGES = frozenset({"hole_cards", "board", "draw", "alert", "showdown", "hand_started",
                      "hand_ended"})
@@ -42,22 +40,23 @@ irregular (an excess card, a misdeal, a dead hand), which always raises an alert
 @dataclass(frozen=True, slots=True)
 class EquityState:
     """A state of a hand that has figures, as its game reads it from its tracker: the street,
-    the live seats' cards, the board; ``dead_known``: the cards the service saw leave play
-    (burns, the muck, folded hands) are out of the stub too."""
+    the live seats' cards, the board, the cards known out of play (which, alone, make no new
+    state: a burn or a card to the muck changes nothing the viewer sees)."""
 
     street: str
     holes: tuple[tuple[int, tuple[str, ...]], ...]
     board: tuple[str, ...] = ()
-    dead_known: bool = False
+    dead: tuple[str, ...] = field(default=(), compare=False)
+    """Cards out of play the service saw (burns, the muck, folded hands), when the game's
+    figures count them (``[rules] equity_dead_cards``)."""
 
 
 class HandState(Protocol):
-    """What the feed reads of the hand under way (``HandSession`` is one)."""
+    """What the feed reads of the hand under way (any ``Hand``: one not followed has no
+    figures)."""
 
     number: int
 
-    @property
-    def tracker(self) -> Tracker: ...
     def equity_state(self) -> EquityState | None:
         """The state the figures depend on now, or None while they are not due."""
         ...
@@ -112,28 +111,16 @@ class EquityFeed:
         self.pending = None
         if found is None or session is None:
             return  # a state without figures (mid-street, the deal under way, the hand over)
-        dead = self._dead(session.tracker, found) if found.dead_known else ()
         self.hand = session.number
         self.pending = EquityRequest(session.number, self.version, self.variant, found.street,
-                                     found.holes, found.board, dead)
+                                     found.holes, found.board,
+                                     found.dead if self.dead_cards == "known" else ())
         self.out.out.work.append(self.pending)
 
     def outstanding(self) -> EquityRequest | None:
         """The request of the current state if no result for it has been applied: after a
         restart the pipeline asks again for what the crash left unanswered."""
         return self.pending
-
-    def _dead(self, hand: Tracker, found: EquityState) -> tuple[str, ...]:
-        """Cards out of play that the service knows: burns, folded hands, the muck."""
-        if self.dead_cards == "none":
-            return ()
-        live = {seat for seat, _ in found.holes}
-        dead = {rec.card for rec in hand.cards.values() if rec.zone in DEAD_ZONES}
-        for seat in hand.order:
-            if seat not in live:
-                dead.update(hand.cards_of(seat))
-        shown = {c for _, cards in found.holes for c in cards} | set(found.board)
-        return tuple(sorted(dead - shown))
 
     # ------------------------------------------------------------------ results
     def result(self, inp: EquityResult) -> None:

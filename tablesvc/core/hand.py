@@ -10,8 +10,10 @@ The table never asks which kind it has: it hands every input to the hand under w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any, Protocol
+
+from tablesvc.core.equity import EquityState
 
 
 class Hand(Protocol):
@@ -36,6 +38,15 @@ class Hand(Protocol):
     @property
     def start_stacks(self) -> Mapping[int, int] | None:
         """The stacks at the hand's start, when the hand knows them."""
+        ...
+
+    def equity_state(self) -> EquityState | None:
+        """The state win probabilities are due for now; None for a hand not followed."""
+        ...
+
+    def chips_held(self, seats: Set[int], zones: Mapping[str, int]) -> dict[int, tuple[int, int]]:
+        """For each of ``seats`` in the hand whose stack is known: (its chips in the hand now,
+        its stack at the start); empty once the pots are decided, or for a hand not followed."""
         ...
 
     # --- cards ----------------------------------------------------------------------------

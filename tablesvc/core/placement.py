@@ -23,6 +23,7 @@ own rules say what went wrong; after a gap the hand is not followed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
 from typing import Any, Literal, Protocol
 
 from tablesvc.core.card_flow import deal_order
@@ -153,6 +154,15 @@ class Placement:
     def start_stacks(self) -> None:
         """Not known before the hand is placed."""
         return None
+
+    def equity_state(self) -> None:
+        """A hand not followed has no figures."""
+        return None
+
+    def chips_held(self, seats: Set[int], zones: Mapping[str, int]) -> dict[int, tuple[int, int]]:
+        """A hand not followed holds nothing the service can vouch for."""
+        del seats, zones
+        return {}
 
     def card_of(self, uid: str) -> str | None:
         del uid

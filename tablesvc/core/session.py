@@ -12,7 +12,7 @@ The session never asks which game it plays: what differs between games is the ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from typing import Any, ClassVar, Generic
 
 from tablesvc.core import events as ev
@@ -117,7 +117,17 @@ class HandSession(Generic[T, M]):
 
     def equity_state(self) -> EquityState | None:
         """The state win probabilities are due for now (the game's to say)."""
-        return self.game.equity_state(self.tracker)
+        return self.game.equity_state(self.tracker) if self.live else None
+
+    def chips_held(self, seats: Set[int], zones: Mapping[str, int]) -> dict[int, tuple[int, int]]:
+        """For each of ``seats`` in the hand whose stack is known: (its chips in the hand now,
+        beside what its stack zone shows, and its stack at the start); empty once the pots are
+        decided, when pushes come."""
+        ledger = self.ledger
+        if not self.live or ledger.settled is not None or ledger.checked_out is not None:
+            return {}
+        return {s: (zones.get(f"B{s}", 0) + ledger.paid_before(s), ledger.start_stacks[s])
+                for s in ledger.order if s in seats and s not in ledger.unverified}
 
     def start(self) -> None:
         """Announce the hand and post its forced bets (a blind seat whose stack is not known

@@ -225,8 +225,7 @@ class TableCore:
         if out.doubted:
             self._in_doubt()
         if out.out.events:  # every card, fold or street that changes the figures has an event
-            followed = self.session if isinstance(self.session, HandSession) else None
-            self.equity.update(followed, self.in_hand, out.out.events)
+            self.equity.update(self.session, self.in_hand, out.out.events)
 
     def _resumed(self, inp: ServiceResumed) -> None:
         """The process ran again after a pause: what the devices sent meanwhile is read now,
@@ -608,17 +607,11 @@ class TableCore:
     def _held_in_hand(self) -> dict[int, tuple[int, int]]:
         """For each seat of the hand followed now whose stack is known: (its chips in the hand
         now, its stack at the start): empty once the pots are decided, when pushes come."""
-        hand = self.session
         stacks = self.stacks
-        if stacks is None or not isinstance(hand, HandSession) or not hand.live:
+        if stacks is None or self.session is None:
             return {}
-        ledger = hand.ledger
-        if ledger.settled is not None or ledger.checked_out is not None:
-            return {}
-        zones = self.zones
-        return {s: (stacks.value.get(s, 0) + zones.get(f"B{s}", 0) + ledger.paid_before(s),
-                    ledger.start_stacks[s])
-                for s in ledger.order if s in stacks.fresh and s not in ledger.unverified}
+        held = self.session.chips_held(stacks.fresh, self.zones)
+        return {s: (stacks.value.get(s, 0) + now, start) for s, (now, start) in held.items()}
 
     def _read_stacks(self, seats: list[int], antes: dict[int, int] | None = None) -> list[int]:
         """The stacks the table shows for ``seats`` (``stacks``): learned or checked. At a

@@ -17,7 +17,7 @@ changed any stack of its seats, so those are marked unverified until the floor c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -84,6 +84,15 @@ class UntrackedHand:
     @property
     def tracked(self) -> bool:
         return False
+
+    def equity_state(self) -> None:
+        """A hand not followed has no figures."""
+        return None
+
+    def chips_held(self, seats: Set[int], zones: Mapping[str, int]) -> dict[int, tuple[int, int]]:
+        """A hand not followed holds nothing the service can vouch for."""
+        del seats, zones
+        return {}
 
     def card_of(self, uid: str) -> str | None:
         del uid

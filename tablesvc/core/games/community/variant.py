@@ -136,7 +136,7 @@ class CommunityGame(Variant[CommunityHand, CommunityMonitors]):
 
     def equity_state(self, hand: CommunityHand) -> EquityState | None:
         """Due with the deal complete, at each street, at each fold; the cards the service saw
-        leave play are out of the stub."""
+        leave play (burns, the muck, folded hands) are known dead."""
         if hand.ended or hand.voided is not None:
             return None
         live = [s for s in hand.active if s not in hand.dead]
@@ -148,7 +148,11 @@ class CommunityGame(Variant[CommunityHand, CommunityMonitors]):
         shown = [c for _, cards in holes for c in cards] + hand.board
         if len(set(shown)) != len(shown):
             return None  # a card in two places: the tracker is sorting out an irregularity
-        return EquityState(street, holes, tuple(hand.board), dead_known=True)
+        dead = {rec.card for rec in hand.cards.values() if rec.zone in ("BURN", "MUCK")}
+        for seat in hand.order:
+            if seat not in live:
+                dead.update(hand.cards_of(seat))
+        return EquityState(street, holes, tuple(hand.board), tuple(sorted(dead - set(shown))))
 
     def outcome(self, session: Hand, o: GameOutcome) -> None:
         """A burn, or board cards: the next street's betting opens, the showdown may be due."""

@@ -108,6 +108,8 @@ def render(e: dict[str, Any], secure: bool = False) -> Text:
     line.append(f"{e.get('ts', '')[11:23]} ", style="dim")
     line.append(f"#{e.get('seq', 0):<5}", style="dim")
     line.append(f"{hand:>5} ", style="dim")
-    line.append(f"{'[secure] ' if secure else ''}{t:<15}", style=STYLE.get(t, "white"))
+    # the type in a column of 15, and always a space after it: service_started fills the
+    # column on its own
+    line.append(f"{'[secure] ' if secure else ''}{t:<14} ", style=STYLE.get(t, "white"))
     line.append(describe(e))
     return line

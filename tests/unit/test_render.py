@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from tablesvc.commands import render as render_module
 from tablesvc.commands.render import describe, render
+from tablesvc.core.events import EVENT_TYPES
 
 
 def test_a_draw_game_reads_as_draw_not_as_hold_em_blinds() -> None:
@@ -38,3 +42,19 @@ def test_a_hand_names_its_game_pot_limit_omaha_and_one_not_known_yet_by_its_ids(
         "Spread-limit razz, button 6")
     assert describe({k: v for k, v in started.items() if k not in ("variant", "limit")}
                     ).startswith("button 6, blinds 50/100")  # an event that names no game
+
+
+def test_every_event_type_is_followed_by_a_space_the_longest_service_started_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    started = {"type": "service_started", "version": "0.1.0", "boot": 1, "seq": 1,
+               "hand": None, "ts": "2026-12-01T20:00:00.001Z"}
+    assert render(started).plain.endswith("service_started version 0.1.0, boot 1")
+    monkeypatch.setattr(render_module, "describe", lambda e: "what")
+    for kind in EVENT_TYPES:
+        name = kind.model_fields["type"].default
+        assert render({"type": name}).plain.endswith(f"{name} what".replace(
+            " ", " " * max(1, 15 - len(name)))), name  # never glued to what follows
+    monkeypatch.undo()
+    # the column stays 15 wide for the shorter names
+    assert render({"type": "burn", "before": "flop", "index": 3}).plain.endswith(
+        "burn           burn before the flop (#3)")

@@ -429,8 +429,11 @@ class TableCore:
             # not fit, its untracking is a consequence of that alert, not a second one
             hand.doubt_told = self.continuity.quiet(link.name)
         self.out.doubt = True
-        self.out.note("warning", "frames lost", device=link.name, count=count,
-                      hand=hand.number)
+        if count:
+            self.out.note("warning", "frames lost", device=link.name, count=count,
+                          hand=hand.number)
+        else:  # a restart: nothing counted lost, the hand only goes on in doubt
+            self.out.note("info", "device restarted", device=link.name, hand=hand.number)
 
     def _while_away(self, link: Link) -> None:
         """Something happened at the table while another device's cable is out: it could not

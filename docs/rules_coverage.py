@@ -1,9 +1,8 @@
 """Write docs/RULES-COVERAGE.md: every rule of the catalogue, whether it is detected, and the proof.
 
     python docs/rules_coverage.py > docs/RULES-COVERAGE.md
-    python docs/rules_coverage.py path/to/RULES.md > docs/RULES-COVERAGE.md
 
-The catalogue is ``shared/RULES.md`` beside the repository unless a path is given. Nothing here
+The rules are those of the project's catalogue (tablesvc/rules/catalogue.toml). Nothing here
 searches text for rule IDs; the table is built from declarations:
 
 * the code: every ``RULES`` mapping of ``tablesvc.core`` (a module's, or a class's own) and
@@ -20,9 +19,9 @@ searches text for rule IDs; the table is built from declarations:
 
 A rule is *detected* when the code declares an alert for it and a test or a scenario proves it;
 a declared rule nobody proves is *unproven*, which tests/unit/test_rules_coverage.py refuses.
-A rule the code does not declare is *not observable* (its Observable field says the sensors
-cannot see it), *no alert* (the catalogue names none: a definition or an evaluator requirement)
-or *not yet*.
+A rule the code does not declare is *not observable* (the catalogue says the sensors cannot see
+it), *no alert* (the catalogue names none: a definition or an evaluator requirement) or *not
+yet*.
 """
 
 from __future__ import annotations
@@ -30,9 +29,8 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
-import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,10 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-CATALOGUE = ROOT.parent / "shared" / "RULES.md"
+from tablesvc.rules import Rule, load  # noqa: E402  (the repository's own, run as a script)
+
 TECHNICAL = "TABLE-00"  # the project's own rule ID for technical alerts; not in the catalogue
-RULE_RE = re.compile(r"^#### ([A-Z]+-\d+) (.+)$")
-NAME_RE = re.compile(r"`([a-z][a-z0-9_]+)`")
 REGENERATE = "python docs/rules_coverage.py > docs/RULES-COVERAGE.md"
 STATUSES = ("detected", "unproven", "not observable", "not yet", "no alert")
 WHY = {
@@ -52,19 +49,6 @@ WHY = {
     "not yet": "observable, not implemented yet",
     "no alert": "the catalogue names no alert (a definition or an evaluator requirement)",
 }
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    title: str
-    observable: str
-    detect: str
-
-    @property
-    def named_alerts(self) -> list[str]:
-        """The alert names the catalogue's Detect field gives."""
-        return list(dict.fromkeys(n for n in NAME_RE.findall(self.detect) if "_" in n))
 
 
 @dataclass
@@ -84,23 +68,6 @@ class Proof:
         return rule in self.rules and any(
             n in self.names and self.rule_of.get(n, rule) == rule
             and (n not in shared or n in self.rule_of or rule in self.names) for n in alerts)
-
-
-def catalogue(text: str) -> list[Rule]:
-    """The rules of §1 of the catalogue, with their Observable and Detect fields."""
-    found: list[dict[str, str]] = []
-    for line in text.splitlines():
-        m = RULE_RE.match(line)
-        if m:
-            found.append({"id": m.group(1), "title": m.group(2), "observable": "",
-                          "detect": ""})
-        elif found and line.startswith("- **Observable:**"):
-            found[-1]["observable"] = line.split(":**", 1)[1].strip()
-        elif found and line.startswith("- **Detect:**"):
-            found[-1]["detect"] = line.split(":**", 1)[1].strip()
-        elif line.startswith("## 2."):
-            break
-    return [Rule(**r) for r in found]
 
 
 # ------------------------------------------------------------------ the code
@@ -230,7 +197,7 @@ class Row:
         return WHY.get(self.status, "—")
 
 
-def rows(rules: list[Rule], declared: Mapping[str, Mapping[str, list[str]]],
+def rows(rules: Sequence[Rule], declared: Mapping[str, Mapping[str, list[str]]],
          proofs: list[Proof]) -> list[Row]:
     raised_for: dict[str, set[str]] = {}
     for rule, alerts in declared.items():
@@ -246,15 +213,15 @@ def rows(rules: list[Rule], declared: Mapping[str, Mapping[str, list[str]]],
             where = sorted({w for places in declared[r.id].values() for w in places})
             out.append(Row(r, status, list(names), where, proved))
             continue
-        if "not observable" in r.observable.lower():
+        if not r.observable:
             status = "not observable"
-        elif not r.named_alerts:
+        elif not r.alerts:
             status = "no alert"
         else:
             status = "not yet"
         elsewhere = {n: sorted(rule for rule, names in declared.items() if n in names)
-                     for n in r.named_alerts}
-        out.append(Row(r, status, r.named_alerts, [], [],
+                     for n in r.alerts}
+        out.append(Row(r, status, list(r.alerts), [], [],
                        {n: rules for n, rules in elsewhere.items() if rules}))
     return out
 
@@ -263,9 +230,8 @@ def _cell(items: list[str]) -> str:
     return "<br>".join(f"`{i}`" for i in items) or "—"
 
 
-def render(catalogue_text: str, root: Path = ROOT) -> str:
+def render(rules: Sequence[Rule], root: Path = ROOT) -> str:
     """The whole of docs/RULES-COVERAGE.md."""
-    rules = catalogue(catalogue_text)
     declared = declarations()
     known = {r.id for r in rules}
     unknown = sorted(set(declared) - known - {TECHNICAL})
@@ -316,8 +282,7 @@ def render(catalogue_text: str, root: Path = ROOT) -> str:
 
 
 def main() -> None:
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else CATALOGUE
-    sys.stdout.write(render(path.read_text(encoding="utf-8")))
+    sys.stdout.write(render(load()))
 
 
 if __name__ == "__main__":

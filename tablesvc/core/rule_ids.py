@@ -1,4 +1,4 @@
-"""The rule IDs of the rules catalogue (RULES.md). Generated; do not edit.
+"""The rule IDs of the rules catalogue, tablesvc/rules/catalogue.toml. Generated; do not edit.
 
 Regenerate with ``python docs/rule_ids.py > tablesvc/core/rule_ids.py``;
 tests/unit/test_rule_ids.py fails when the catalogue has moved past this file.

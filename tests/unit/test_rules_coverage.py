@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tablesvc.rules import Rule, load
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "RULES-COVERAGE.md"
 
@@ -36,24 +38,20 @@ GEN = _generator()
 
 
 @pytest.fixture(scope="module")
-def catalogue_text() -> str:
-    path: Path = GEN.CATALOGUE
-    if not path.exists():
-        pytest.fail(f"the rules catalogue is expected at {path.relative_to(ROOT.parent)} beside "
-                    "the repository (as CI checks it out)")
-    return path.read_text(encoding="utf-8")
+def rules() -> list[Rule]:
+    return load()
 
 
 @pytest.fixture(scope="module")
-def table(catalogue_text: str) -> list[Any]:
+def table(rules: list[Rule]) -> list[Any]:
     proofs = GEN.marked_tests(ROOT) + GEN.scenario_proofs(ROOT)
-    rows: list[Any] = GEN.rows(GEN.catalogue(catalogue_text), GEN.declarations(), proofs)
+    rows: list[Any] = GEN.rows(rules, GEN.declarations(), proofs)
     return rows
 
 
 def test_the_committed_coverage_is_what_the_generator_makes_of_the_repository(
-        catalogue_text: str) -> None:
-    fresh = GEN.render(catalogue_text, ROOT)
+        rules: list[Rule]) -> None:
+    fresh = GEN.render(rules, ROOT)
     committed = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
     if fresh != committed:
         changed = [line for line in fresh.splitlines() if line not in committed.splitlines()]
@@ -84,8 +82,8 @@ def test_a_tests_own_rules_marker_claims_only_rules_it_proves() -> None:
                        "ID, for an alert several rules share):\n" + "\n".join(false))
 
 
-def test_tests_and_scenarios_declare_rules_of_the_catalogue(catalogue_text: str) -> None:
-    known = {r.id for r in GEN.catalogue(catalogue_text)} | {GEN.TECHNICAL}
+def test_tests_and_scenarios_declare_rules_of_the_catalogue(rules: list[Rule]) -> None:
+    known = {r.id for r in rules} | {GEN.TECHNICAL}
     unknown = [f"{p.label}: {rule}" for p in GEN.marked_tests(ROOT) + GEN.scenario_proofs(ROOT)
                for rule in sorted(p.rules) if rule not in known]
     assert not unknown, "rule IDs that are not in the catalogue:\n" + "\n".join(unknown)

@@ -1,11 +1,11 @@
-# make demo | make test | make soak | make bench | make lint
+# make demo | make test | make soak | make bench | make lint | make check-catalogue
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ARGS ?=
 
-.PHONY: demo test soak bench lint install broker browser postgres clean
+.PHONY: demo test soak bench lint check-catalogue install broker browser postgres clean
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) (or run: make PY=python3 ...)"; exit 1; }
@@ -63,6 +63,14 @@ bench: install broker
 lint: install
 	$(BIN)/ruff check tablesvc drivers simulators tests bench
 	$(BIN)/mypy
+
+# CI's check that the project's rules catalogue (tablesvc/rules/catalogue.toml) still says what
+# RULES.md says, where CI checks RULES.md out beside the repository: every rule ID, title, alert
+# name and observability in both, or the list of those that differ. Without RULES.md it says so
+# and fails; make test needs nothing outside the repository and never runs it
+RULES_MD ?= ../shared/RULES.md
+check-catalogue: install
+	$(BIN)/python -m tablesvc.rules.check $(RULES_MD)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -130,10 +130,14 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
         heard.set()
         if msg.topic == status_topic:
             return  # only a sign of life (and of the right to read): not an event
+        if args.count is not None and seen >= args.count:
+            # a burst (a deal comes in one batch) goes on arriving until the main thread has
+            # disconnected: --count N prints N events, not N and whatever came meanwhile
+            return
         try:
             payload = json.loads(msg.payload)
         except (ValueError, RecursionError):
-            console.print(f"[red]not JSON on {msg.topic}[/red]")
+            err.print(f"[red]not JSON on {msg.topic}[/red]")  # stdout keeps events only
             return
         if args.alerts and isinstance(payload, dict) and payload.get("severity") == "info":
             return  # the alerts feed is for people: an older service may still send info
@@ -195,7 +199,7 @@ def run_watch(cfg: Config, args: argparse.Namespace, config_path: Path | None = 
                      f"connected as user {username or '(anonymous)'} takes its place (the "
                      "broker ties client ids to users: each program needs a user of its own)")
     if args.count is not None and seen < args.count:
-        console.print(f"[yellow]{seen} of {args.count} messages within {args.timeout:g} s"
-                      "[/yellow]")
+        within = f" within {args.timeout:g} s" if args.timeout is not None else ""
+        err.print(f"[yellow]{seen} of {args.count} events{within}[/yellow]")
         return 1
     return 0

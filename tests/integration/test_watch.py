@@ -88,3 +88,43 @@ def test_watch_without_a_broker_says_so_and_fails(tmp_path: Path) -> None:
                           timeout=30)
     assert done.returncode == 2
     assert "cannot reach the broker" in done.stdout + done.stderr
+
+
+def event(seq: int) -> dict[str, object]:
+    return {"v": 1, "venue": "demo", "table": "t01", "seq": seq, "prev_seq": seq - 1,
+            "ts": "2026-11-30T01:00:00.000Z", "hand": 3, "type": "burn", "before": "flop",
+            "index": seq}
+
+
+def test_watch_count_prints_exactly_that_many_events_however_fast_they_come(
+        tmp_path: Path, broker: Mosquitto) -> None:
+    """A burst of events (a hand's deal arrives in one batch) reaches the watcher before it
+    has stopped: --count N still prints N events, nothing else (the retained status it reads
+    as a sign of life is neither printed nor counted)."""
+    pub = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    pub.connect("127.0.0.1", broker.port)
+    pub.loop_start()
+    pub.publish(f"{PREFIX}/status", json.dumps({"state": "online", "version": "0.1.0",
+                                                "boot": 1}), qos=1, retain=True
+                ).wait_for_publish(5)
+    try:
+        for count, as_json in ((1, True), (3, True), (2, False)):
+            watcher = subprocess.Popen(
+                [*CLI, "--config", str(config(tmp_path, broker.port)), "--count", str(count),
+                 "--timeout", "20", *(["--json"] if as_json else [])],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            assert watcher.stderr is not None
+            assert watcher.stderr.readline().startswith(f"watching {PREFIX}/events")
+            for seq in range(1, 9):
+                pub.publish(f"{PREFIX}/events", json.dumps(event(seq)), qos=1)
+            out, err = watcher.communicate(timeout=30)
+            assert watcher.returncode == 0, err
+            lines = out.splitlines()
+            assert len(lines) == count, (count, as_json, out)
+            if as_json:
+                assert [json.loads(line)["seq"] for line in lines] == list(range(1, count + 1))
+            else:
+                assert all("burn before the flop" in line for line in lines)
+    finally:
+        pub.publish(f"{PREFIX}/status", b"", qos=1, retain=True).wait_for_publish(5)
+        pub.loop_stop()

@@ -539,19 +539,37 @@ class VirtualTable:
         hands: int | None = None,
         stop: threading.Event | None = None,
         on_hand: Callable[[HandRecord], None] | None = None,
+        *,
+        last: threading.Event | None = None,
     ) -> int:
-        """Deal hands until ``hands`` are done, ``stop`` is set or fewer than two players are
-        left; returns how many were dealt. Between hands the dealer takes a few paces."""
+        """Deal hands until ``hands`` are done, ``stop`` or ``last`` is set or fewer than two
+        players are left; returns how many were dealt. Between hands the dealer takes a few
+        paces.
+
+        ``stop`` cuts the pace short: the hand under way is dealt to its end at once, every
+        action right after the other (the frames of different devices may then reach a
+        reader in either order, which a service rightly judges). ``last`` makes the hand under
+        way the last one, dealt to its end at the dealer's pace (``set_pace`` may quicken it),
+        as a dealer finishes his hand when the room closes."""
         stop = stop if stop is not None else threading.Event()
+        last = last if last is not None else threading.Event()
         played = 0
-        while (hands is None or played < hands) and not stop.is_set() and len(self.seated()) >= 2:
+        while ((hands is None or played < hands) and not stop.is_set() and not last.is_set()
+               and len(self.seated()) >= 2):
             record = self.play_hand(stop)
             played += 1
             if on_hand is not None:
                 on_hand(record)
-            if self._pacer.pace > 0:
-                stop.wait(self._pacer.pace * 3)
+            between = time.monotonic() + self._pacer.pace * 3
+            while not (stop.is_set() or last.is_set()) and time.monotonic() < between:
+                stop.wait(min(between - time.monotonic(), 0.05))
         return played
+
+    def set_pace(self, pace: float) -> None:
+        """The time between the dealer's actions from his next one on (``Pacer.pace``)."""
+        if pace < 0:
+            raise ValueError("pace cannot be negative")
+        self._pacer.pace = pace
 
     def start_chip_refresh(self, interval: float = 1.0) -> None:
         """Repeat every chip zone's inventory each ``interval`` seconds (at most 2 s)."""

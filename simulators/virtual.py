@@ -97,6 +97,7 @@ class VirtualTableRig:
     ) -> None:
         self._runner: threading.Thread | None = None
         self._stop = threading.Event()
+        self._last = threading.Event()
         self.endpoints: dict[str, Endpoint] = {}
         self.devices: dict[str, VirtualDevice] = {}
         self.folder = Path(folder)
@@ -216,12 +217,15 @@ class VirtualTableRig:
         self.table.resume(steps)
 
     def start(self, hands: int | None = None) -> threading.Thread:
-        """Deal in the background until ``hands`` are done or ``stop`` is called."""
+        """Deal in the background until ``hands`` are done, or ``finish`` or ``stop`` is
+        called."""
         if self._runner is not None and self._runner.is_alive():
             raise RuntimeError("the table is already dealing")
         self._stop = threading.Event()
+        self._last = threading.Event()
         self._runner = threading.Thread(
-            target=self.table.run, args=(hands, self._stop), name="dealer", daemon=True
+            target=self.table.run, args=(hands, self._stop), kwargs={"last": self._last},
+            name="dealer", daemon=True
         )
         self._runner.start()
         return self._runner
@@ -291,8 +295,18 @@ class VirtualTableRig:
             refresher.join()
         return {s: p.value for s, p in sorted(player.stacks.items())}
 
+    def finish(self, pace: float | None = None) -> None:
+        """The hand under way is the last: the dealer deals it to its end at his pace (from
+        his next action on ``pace``, if given), then stops (``VirtualTable.run``'s ``last``).
+        Returns at once; the thread ``start`` returned ends after that hand. Unlike ``stop``,
+        no action follows another at once, so a service judges the hand's end as it judged
+        its beginning."""
+        if pace is not None:
+            self.table.set_pace(pace)
+        self._last.set()
+
     def stop(self) -> None:
-        """Finish the current hand at full speed and stop dealing."""
+        """Finish the current hand at full speed and stop dealing (``finish`` keeps a pace)."""
         self._stop.set()
         if self._runner is not None:
             self._runner.join()

@@ -7,6 +7,13 @@ event as one line, and the broadcast overlay serves its page (the URL is printed
 
 ``--variant`` picks the game: hold'em (no-limit), pot-limit Omaha, or five-card draw. The
 service's config says the same game and betting structure as the virtual table.
+
+Ctrl-C (or SIGTERM) ends the demo as a dealer ends his shift: the hand under way is dealt to
+its end at a quick pace (``FINISH_PACE`` between actions at most, never all at once) and no
+other hand begins; once the service has published that hand's ``hand_ended``, the service
+stops, then the devices. A second Ctrl-C abandons the hand instead: the service stops first,
+so that nothing the dealer does after is judged, and the demo says which hand it abandoned.
+Either way the demo exits 0 and raises no alert the dealer did not earn.
 """
 
 from __future__ import annotations
@@ -37,6 +44,12 @@ from tablesvc.overlay.server import OverlayServer, OverlaySettings, start_in_thr
 from tablesvc.pipeline.service import Service
 
 PLAYERS = {1: "Alice", 2: "Bob", 3: "Carol", 4: "Dave", 5: "Erin", 6: "Frank"}
+FINISH_PACE = 0.05
+"""The most time between the dealer's actions once Ctrl-C asked him to finish his hand: a quick
+hand, each action still seen apart from the one before (the pace ``make demo``'s test deals
+its whole hand at, without a warning)."""
+HAND_END_WAIT = 20.0
+"""How long the demo waits for the service to publish the end of the hand it finished."""
 
 
 def write_config(work: Path, rig: VirtualTableRig, port: int, stack: int,
@@ -73,6 +86,10 @@ class Watcher:
         self.console = console
         self.online = threading.Event()
         self.hands_ended = 0
+        self.hand_under_way: int | None = None
+        """The number of the hand begun (``hand_started``) and not yet ended, if any."""
+        self.last_ended: int | None = None
+        """The number of the last hand ended (``hand_ended``)."""
         self.last_seq = 0
         self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2,
                                   protocol=mqtt.MQTTv311, client_id="demo-watcher")
@@ -93,13 +110,51 @@ class Watcher:
                 self.online.set()
             return
         self.console.print(render(payload, secure="/secure/" in msg.topic))
+        if payload.get("type") == "hand_started":
+            self.hand_under_way = payload.get("hand")
         if payload.get("type") == "hand_ended":
             self.hands_ended += 1
+            self.hand_under_way = None
+            self.last_ended = payload.get("hand")
         self.last_seq = max(self.last_seq, int(payload.get("seq", 0)))
 
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def _finish_hand(console: Console, rig: VirtualTableRig, dealer: threading.Thread,
+                 watcher: Watcher, service: Service, worker: threading.Thread,
+                 abandon: threading.Event, pace: float) -> None:
+    """Ctrl-C: the dealer deals the hand under way to its end at ``pace`` and no other; the
+    service publishes its end. A second Ctrl-C (``abandon``) stops the service first, so that
+    nothing dealt after is judged (a hand dealt at once, its frames racing each other, would
+    be judged premature), and says which hand was abandoned."""
+    under_way = watcher.hand_under_way
+    if under_way is not None:
+        console.print(f"[bold]Ctrl-C[/bold]: the dealer finishes hand {under_way} and deals no "
+                      "other (Ctrl-C again abandons it)")
+    else:
+        console.print("[bold]Ctrl-C[/bold]: the dealer deals no other hand")
+    rig.finish(pace)
+    while dealer.is_alive() and not abandon.is_set():
+        dealer.join(0.1)
+    # the service publishes the end of every hand the dealer dealt, a moment after its frames
+    deadline = time.monotonic() + HAND_END_WAIT
+    while (watcher.hands_ended < rig.table.hands_played and not abandon.is_set()
+           and time.monotonic() < deadline):
+        abandon.wait(0.05)
+    if watcher.hands_ended >= rig.table.hands_played and watcher.hand_under_way is None:
+        console.print(f"hand {watcher.last_ended} ended: the demo stops"
+                      if watcher.last_ended is not None else "the demo stops before its first hand")
+        return
+    left = watcher.hand_under_way or under_way
+    # abandoned: the dealer stands still, the service stops before he moves again
+    rig.pause()
+    service.stop()
+    worker.join(10)
+    console.print(f"hand {left} abandoned: the service stopped before its end, and judges "
+                  "nothing dealt after")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,10 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(highlight=False)
     work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
     configure("json", "info", file=(work / "service.log").open("a"))
-    stop = threading.Event()
+    stop = threading.Event()  # the first Ctrl-C: finish the hand under way, then stop
+    abandon = threading.Event()  # the second: stop the service now, the hand is abandoned
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+        (abandon if stop.is_set() else stop).set()
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
@@ -183,12 +239,16 @@ def main(argv: list[str] | None = None) -> int:
             console.print("[red]the service did not come online; see the log in "
                           f"{work}[/red]")
             return 1
-        time.sleep(1.0)  # the ports open and the devices say HELLO
+        stop.wait(1.0)  # the ports open and the devices say HELLO
+        if stop.is_set():
+            return 0
         dealer = rig.start(args.hands)
         while dealer.is_alive() and not stop.is_set():
             dealer.join(0.2)
         if stop.is_set():
-            rig.stop()
+            _finish_hand(console, rig, dealer, watcher, service, worker, abandon,
+                         min(args.pace, FINISH_PACE))
+            return 0
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and not stop.is_set():
             if args.hands is not None and watcher.hands_ended >= args.hands:

@@ -298,19 +298,20 @@ def cmd_floor(args: argparse.Namespace) -> int:
 
     configure(args.log, args.log_level)
     try:
-        cfg = load_floor_config(args.config)
+        cfg = load_floor_config(args.config, args.host, args.port)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_USAGE
     return run_floor(cfg, Path(args.config))
 
 
-def _load_tournament(path: str) -> tuple[Any, Any] | None:
+def _load_tournament(path: str, host: str | None = None,
+                     port: int | None = None) -> tuple[Any, Any] | None:
     from tablesvc.tournament.config import load_tournament_config
     from tablesvc.tournament.structure import StructureError
 
     try:
-        return load_tournament_config(path)
+        return load_tournament_config(path, host, port)
     except (ConfigError, StructureError) as err:
         print(err, file=sys.stderr)
         return None
@@ -333,7 +334,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from tablesvc.tournament.server import run_tournament
 
     configure(args.log, args.log_level)
-    loaded = _load_tournament(args.config)
+    loaded = _load_tournament(args.config, args.host, args.port)
     if loaded is None:
         return EXIT_USAGE
     cfg, structure = loaded
@@ -364,25 +365,64 @@ def cmd_floor_user(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+LOG_FORMATS = ("auto", "json", "console")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _log_options(p: argparse.ArgumentParser) -> None:
+    """``--log`` and ``--log-level``, the same for every command that runs until stopped."""
+    p.add_argument("--log", choices=LOG_FORMATS, default="auto",
+                   help="log lines on stderr as JSON or as plain console lines; auto (the "
+                   "default): console lines on a terminal, JSON otherwise")
+    p.add_argument("--log-level", default="info", choices=LOG_LEVELS,
+                   help="the least severe log lines written (default info)")
+
+
+def port_number(text: str) -> int:
+    """A TCP port for ``--port``: 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is no port (0-65535)")
+    return port
+
+
+def _web_options(p: argparse.ArgumentParser, section: str, port: int) -> None:
+    """``--host`` and ``--port`` of the commands that serve web pages (overlay, floor,
+    tournament): each overrides its config's and is held to the same rules (an address beyond
+    this machine needs what the config would need for it: TLS, logins, host names)."""
+    p.add_argument("--host", default=None,
+                   help=f"address to serve the pages on, instead of the config's [{section}] "
+                   "host (default 127.0.0.1); held to the same rules as the config's")
+    p.add_argument("--port", type=port_number, default=None,
+                   help=f"port to serve the pages on, instead of the config's [{section}] "
+                   f"port (default {port})")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """Every option of every command has its help text (tests/unit/test_cli_help.py)."""
     p = argparse.ArgumentParser(prog="tablesvc", description=__doc__)
     p.add_argument("--version", action="version", version=f"tablesvc {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run the edge service for one table")
-    r.add_argument("--config", required=True)
-    r.add_argument("--log", choices=["auto", "json", "console"], default="auto")
-    r.add_argument("--log-level", default="info",
-                   choices=["debug", "info", "warning", "error"])
+    r.add_argument("--config", required=True,
+                   help="the table's config (table.toml): devices, registries, broker, storage")
+    _log_options(r)
     r.set_defaults(func=cmd_run)
 
     s = sub.add_parser("sim", help="run virtual devices for a table on ptys (or TCP)")
-    s.add_argument("--config", required=True)
+    s.add_argument("--config", required=True,
+                   help="the table's config: its devices, players, game and registries")
     s.add_argument("--tcp", action="store_true", help="serve socket:// ports instead of ptys")
     s.add_argument("--dir", default=None, help="where to put the device links (default: "
                    "<storage dir>/sim)")
     s.add_argument("--hands", type=int, default=None, help="deal this many hands, then exit")
-    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--seed", type=int, default=1,
+                   help="seed of the random hands: the same seed deals the same hands "
+                   "(default 1)")
     s.add_argument("--pace", type=float, default=0.3, help="seconds between dealer actions")
     s.add_argument("--variant", choices=["holdem", "draw5", "omaha"], default=None,
                    help="game to deal (default: the config's [game] variant; omaha is dealt "
@@ -403,10 +443,17 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--alerts", action="store_true", help="only the alerts topic")
     w.add_argument("--secure", action="store_true",
                    help="also secure/events (hole cards): needs a user the broker lets read it")
-    w.add_argument("--json", action="store_true", help="print the events as JSON lines")
+    w.add_argument("--json", action="store_true",
+                   help="print the events as JSON lines, one an event and nothing else on "
+                   "stdout (what watch says of itself goes to stderr)")
     w.add_argument("--username", default=None, help="broker user (default: the config's)")
-    w.add_argument("--password-file", default=None)
-    w.add_argument("--count", type=int, default=None, help="exit after this many messages")
+    w.add_argument("--password-file", default=None,
+                   help="a file holding that user's password (default: the config's "
+                   "mqtt.password_file)")
+    w.add_argument("--count", type=int, default=None,
+                   help="exit after printing this many events (alerts with --alerts), "
+                   "exactly; the table's retained status, read as a sign of life, is never "
+                   "printed nor counted")
     w.add_argument("--timeout", type=float, default=None, help="exit after this many seconds")
     w.set_defaults(func=cmd_watch)
 
@@ -414,47 +461,46 @@ def build_parser() -> argparse.ArgumentParser:
                         "browser source, 1920x1080), delayed by [broadcast] delay_s")
     ov.add_argument("--config", required=True, help="the table's config: broker, topics and "
                     "the [overlay] section")
-    ov.add_argument("--host", default=None, help="address to serve on (default: the config's, "
-                    "127.0.0.1)")
-    ov.add_argument("--port", type=int, default=None, help="port (default: the config's, 8765)")
-    ov.add_argument("--log", choices=["auto", "json", "console"], default="auto")
-    ov.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    _web_options(ov, "overlay", 8765)
+    _log_options(ov)
     ov.set_defaults(func=cmd_overlay)
 
     rp = sub.add_parser("replay", help="print the events a journal produces, as JSON lines")
     rp.add_argument("journal", help="the storage dir, its journal folder, one segment, or an "
                     "older install's journal.jsonl; a journal whose oldest segments were pruned "
                     "is replayed from the checkpoint kept at its first segment")
-    rp.add_argument("--config", required=True)
+    rp.add_argument("--config", required=True,
+                    help="the config of the table that wrote the journal (its game, players "
+                    "and registries)")
     rp.set_defaults(func=cmd_replay)
 
     sc = sub.add_parser("schema", help="print the JSON Schema of every event and command")
     sc.set_defaults(func=cmd_schema)
 
     cc = sub.add_parser("check-config", help="validate a config file and its registries")
-    cc.add_argument("file")
+    cc.add_argument("file", help="a table's config, a floor console's ([floor]) or a "
+                    "tournament controller's ([tournament]): every problem listed in one pass")
     cc.set_defaults(func=cmd_check_config)
 
     fl = sub.add_parser("floor", help="the floor console: every table of a venue in a web "
                         "page, alerts to acknowledge, the day's hands")
     fl.add_argument("--config", required=True, help="the floor console's config (floor.toml)")
-    fl.add_argument("--log", choices=["auto", "json", "console"], default="auto")
-    fl.add_argument("--log-level", default="info",
-                    choices=["debug", "info", "warning", "error"])
+    _web_options(fl, "web", 8080)
+    _log_options(fl)
     fl.set_defaults(func=cmd_floor)
 
     tn = sub.add_parser("tournament", help="the tournament controller: clock, levels to every "
                         "table, seating, moves, balancing, counts and busts, its pages")
     tn.add_argument("--config", required=True,
                     help="the controller's config (tournament.toml)")
-    tn.add_argument("--log", choices=["auto", "json", "console"], default="auto")
-    tn.add_argument("--log-level", default="info",
-                    choices=["debug", "info", "warning", "error"])
+    _web_options(tn, "web", 8090)
+    _log_options(tn)
     tn.set_defaults(func=cmd_tournament)
 
     fu = sub.add_parser("floor-user", help="add a floor console user (or change a password)")
-    fu.add_argument("action", choices=["add"])
-    fu.add_argument("name")
+    fu.add_argument("action", choices=["add"],
+                    help="add: add the user, or give an existing one a new password")
+    fu.add_argument("name", help="the user's login name")
     fu.add_argument("--users", required=True, help="the users file (web.users_file)")
     fu.add_argument("--password-stdin", action="store_true",
                     help="read the password from the first line of standard input")
@@ -464,9 +510,11 @@ def build_parser() -> argparse.ArgumentParser:
     dsub = d.add_subparsers(dest="deck_command", required=True)
     de = dsub.add_parser("enroll", help="enroll a fresh deck from 52 shoe reads in new-deck "
                          "order (As..Ks, Ad..Kd, Kc..Ac, Kh..Ah)")
-    de.add_argument("--deck-id", required=True)
+    de.add_argument("--deck-id", required=True,
+                    help="the new deck's id (1-32 of letters, digits, - and _): its file's name")
     de.add_argument("--config", help="take the shoe's port and the deck folder from here")
-    de.add_argument("--device", default="shoe")
+    de.add_argument("--device", default="shoe",
+                    help="the shoe's device name in the config (default shoe)")
     de.add_argument("--url", help="the shoe's port (overrides the config)")
     de.add_argument("--out", help="deck folder (overrides the config)")
     de.add_argument("--timeout", type=float, default=300.0,
@@ -476,12 +524,15 @@ def build_parser() -> argparse.ArgumentParser:
     ch = sub.add_parser("chips", help="chip registry")
     chsub = ch.add_subparsers(dest="chips_command", required=True)
     ce = chsub.add_parser("enroll", help="give one value to every chip lying in a zone")
-    ce.add_argument("--config", required=True)
+    ce.add_argument("--config", required=True,
+                    help="the table's config: the chip reader's port and the chip registry")
     ce.add_argument("--zone", default="TRAY", help="chip zone to read (default TRAY)")
     ce.add_argument("--value", type=int, required=True, help="value of each chip")
-    ce.add_argument("--device", default="chips")
+    ce.add_argument("--device", default="chips",
+                    help="the chip reader's device name in the config (default chips)")
     ce.add_argument("--url", help="the chip reader's port (overrides the config)")
-    ce.add_argument("--timeout", type=float, default=30.0)
+    ce.add_argument("--timeout", type=float, default=30.0,
+                    help="seconds to wait for the zone's inventory (default 30)")
     ce.set_defaults(func=cmd_chips_enroll)
     return p
 

@@ -170,11 +170,25 @@ def read_toml(path: Path) -> dict[str, object]:
         raise ConfigError(path, [f"not valid TOML: {exc}"]) from None
 
 
-def load_floor_config(path: str | Path) -> FloorConfig:
+def load_floor_config(path: str | Path, host: str | None = None,
+                      port: int | None = None) -> FloorConfig:
     """Read and validate a floor config; raise ConfigError listing every problem, including
-    files it names that are missing."""
+    files it names that are missing. ``host`` and ``port`` (the command line's) stand for
+    ``[web]``'s and are held to the same rules."""
     p = Path(path)
-    return validate_floor_config(read_toml(p), p)
+    return validate_floor_config(served_at(read_toml(p), host, port), p)
+
+
+def served_at(raw: dict[str, object], host: str | None, port: int | None
+              ) -> dict[str, object]:
+    """A console's config as read, its ``[web]`` host and port replaced by the command
+    line's when given: validated afterwards like the file's own (an address beyond this
+    machine needs logins and TLS whichever of the two names it)."""
+    web = raw.get("web", {})
+    if not isinstance(web, dict) or (host is None and port is None):
+        return raw  # a [web] that is no table is named by the validation
+    given = {"host": host, "port": port}
+    return {**raw, "web": {**web, **{k: v for k, v in given.items() if v is not None}}}
 
 
 def validate_floor_config(raw: dict[str, object], path: Path) -> FloorConfig:

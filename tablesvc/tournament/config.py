@@ -13,7 +13,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tablesvc.config.table import ConfigError, resolve
-from tablesvc.floor.config import FloorMqtt, FloorStorage, FloorWeb, read_toml, validated
+from tablesvc.floor.config import (
+    FloorMqtt,
+    FloorStorage,
+    FloorWeb,
+    read_toml,
+    served_at,
+    validated,
+)
 from tablesvc.tournament.structure import Structure, StructureError, load_structure
 
 ID = r"^[A-Za-z0-9_-]{1,32}$"
@@ -67,10 +74,12 @@ class TournamentConfig(_Section):
         return f"{self.mqtt.topic_prefix.rstrip('/')}/{self.tournament.venue}"
 
 
-def load_tournament_config(path: str | Path) -> tuple[TournamentConfig, Structure]:
-    """The config and its structure; ConfigError (or StructureError) listing every problem."""
+def load_tournament_config(path: str | Path, host: str | None = None,
+                           port: int | None = None) -> tuple[TournamentConfig, Structure]:
+    """The config and its structure; ConfigError (or StructureError) listing every problem.
+    ``host`` and ``port`` (the command line's) stand for ``[web]``'s, under the same rules."""
     p = Path(path)
-    cfg = validated(TournamentConfig, read_toml(p), p)
+    cfg = validated(TournamentConfig, served_at(read_toml(p), host, port), p)
     structure = load_structure(resolve(p, cfg.tournament.structure))
     return cfg, structure
 

@@ -38,6 +38,7 @@ from tablesvc.floor.config import FloorConfig
 from tablesvc.floor.db import Database
 from tablesvc.floor.intake import TABLE_RE, TOURNAMENT, AckError, Intake, initial_alerts, now_iso
 from tablesvc.floor.store import SEVERITIES, Queries, today
+from tablesvc.web import favicon
 from tablesvc.web.guard import Guard
 from tablesvc.web.logins import Clock, Logins
 
@@ -289,6 +290,7 @@ class FloorApp:
                               client_max_size=64 * 1024)
         app.router.add_get("/", self.index)
         app.router.add_get("/static/{name}", self.static)
+        favicon.add_route(app)
         self.logins.add_routes(app, STATIC / "login.html")
         app.router.add_get("/api/me", self.me)
         app.router.add_get("/api/snapshot", self.api_snapshot)

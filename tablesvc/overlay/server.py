@@ -10,8 +10,9 @@ at any moment gets the current picture at once.
 
 Who may see it: the picture carries hole cards, and any account on this machine can reach
 127.0.0.1. Every request (the page, its files, the WebSocket) must carry the overlay's token
-(``tablesvc.overlay.access``): in the URL when the page is served on a loopback address (the
-OBS browser source's URL); beyond this machine the page is served over TLS only, and a URL
+(``tablesvc.overlay.access``; the icon aside, the same for every install:
+``tablesvc.web.favicon``): in the URL when the page is served on a loopback address (the OBS
+browser source's URL); beyond this machine the page is served over TLS only, and a URL
 with the token is exchanged once for a cookie, so that the token does not stay in the address
 bar or the history. Wrong tokens are throttled per client address. Requests whose Host is
 not a name the page is served by (a web page's DNS rebinding) and requests from a page of
@@ -58,12 +59,12 @@ from tablesvc.overlay.access import (
 from tablesvc.overlay.delay import DelayLine
 from tablesvc.overlay.feed import TableFeed
 from tablesvc.overlay.model import TableView
+from tablesvc.web import favicon
 
 log = structlog.get_logger("tablesvc.overlay")
 
 STATIC = resources.files("tablesvc.overlay") / "static"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-LAYOUTS: tuple[int, ...] = (6, 9, 10)
 PAGE_FILES = ("/static/overlay.css", "/theme.css", "/static/overlay.js")
 """What the page loads: given the token in their URL when the page's URL carries it."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -76,7 +77,8 @@ class OverlaySettings:
     host: str
     port: int
     delay_s: float
-    layout: int
+    layout: int | None
+    """``[overlay] layout``; None: the smallest that holds the players (``TableView``)."""
     token: str
     password: str | None
     theme: Path | None
@@ -161,8 +163,7 @@ class OverlaySettings:
                 problems.append(f"{key}: {problem}")
         if problems or token is None:
             raise ConfigError(cfg_path, problems)
-        layout: int = o.layout or next(n for n in LAYOUTS if n >= cfg.table.seats)
-        return cls(host, port if port is not None else o.port, cfg.broadcast.delay_s, layout,
+        return cls(host, port if port is not None else o.port, cfg.broadcast.delay_s, o.layout,
                    token, password, theme, photos, flags, tuple(o.hostnames), tls, token_file)
 
 
@@ -175,7 +176,8 @@ class OverlayServer:
         self.s = settings
         self.throttle = throttle or Throttle()
         self._names = settings.answers_to()
-        self.model = TableView(table=f"{cfg.table.venue}/{cfg.table.id}")
+        self.model = TableView(table=f"{cfg.table.venue}/{cfg.table.id}",
+                               layout=settings.layout, table_seats=cfg.table.seats)
         self.delay: DelayLine[tuple[str, Any]] = DelayLine(settings.delay_s)
         self.sockets: set[web.WebSocketResponse] = set()
         self.linked = False
@@ -201,6 +203,7 @@ class OverlayServer:
         app.router.add_get("/theme.css", self._theme)
         app.router.add_get("/media/{kind}/{n}", self._file)
         app.router.add_get("/static/{name}", self._static)
+        favicon.add_route(app)
         return app
 
     async def start(self) -> None:
@@ -283,7 +286,6 @@ class OverlayServer:
 
     def _render(self) -> str:
         view = self.model.view()
-        view["layout"] = self.s.layout
         view["linked"] = self.linked
         view["delay_s"] = self.s.delay_s
         for seat in view["seats"]:
@@ -317,6 +319,8 @@ class OverlayServer:
         origin = request.headers.get("Origin")
         if origin is not None and origin != f"{request.scheme}://{request.host}":
             return web.Response(status=403, text="the overlay's picture is for its own page")
+        if request.path == favicon.PATH:  # public: the same icon everywhere, no token
+            return await handler(request)
         presented, right = self._token(request)
         if not right:
             if presented:

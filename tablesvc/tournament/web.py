@@ -38,6 +38,7 @@ import structlog
 from aiohttp import WSMsgType, web
 
 from tablesvc.tournament.config import TournamentConfig
+from tablesvc.web import favicon
 from tablesvc.web.guard import Guard
 from tablesvc.web.logins import Clock, Logins
 
@@ -230,6 +231,7 @@ class TournamentWeb:
         app.router.add_get("/", self.director_page)
         app.router.add_get("/clock", self.clock_page)
         app.router.add_get("/static/{name}", self.static)
+        favicon.add_route(app)
         self.logins.add_routes(app, STATIC / "login.html", frozenset(PAGES))
         app.router.add_get("/api/me", self.me)
         app.router.add_get("/api/view", self.api_view)

@@ -13,7 +13,8 @@ In this order:
    form. A request without one comes from no browser page (a script, a test, a monitor): it
    passes on to the next checks, as a client that could send any ``Origin`` would.
 3. A session, with a users file, except for the console's open paths (the login page, its
-   static files, ``/healthz``).
+   static files, ``/healthz``) and the pages' icon (``tablesvc.web.favicon``: a browser asks
+   for it without a session, on the login page too; it tells nothing).
 4. A state-changing call (anything but GET, HEAD and OPTIONS; the login form aside) needs the
    console's header (``X-Floor: 1``, ``X-Tournament: 1``), which another site's page cannot
    send without a CORS preflight the console never grants.
@@ -30,6 +31,7 @@ from typing import Any
 import structlog
 from aiohttp import hdrs, web
 
+from tablesvc.web import favicon
 from tablesvc.web.hosts import Hosts
 
 log = structlog.get_logger("tablesvc.web.guard")
@@ -74,7 +76,7 @@ class Guard:
         self.hosts = Hosts.of(hostnames)
         self.https = https
         self.header = header
-        self.open_paths = open_paths
+        self.open_paths = open_paths | {favicon.PATH}
         self.user_of = user_of
         self.login_at = login_at
         self.refusal = refusal

@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -23,6 +24,7 @@ from pydantic import (
 )
 
 from drivers.devices import known_kinds
+from tablesvc.config.checks import Loc, alongside, setting
 from tablesvc.core.games import VARIANTS
 from tablesvc.core.inputs import RESERVED_SOURCES
 
@@ -346,59 +348,92 @@ class Config(_Section):
     storage: StorageSection = StorageSection()
     metrics: MetricsSection = MetricsSection()
 
-    @field_validator("devices")
+    @model_validator(mode="wrap")
     @classmethod
-    def _devices(cls, devices: dict[str, DeviceSection]) -> dict[str, DeviceSection]:
-        problems = []
-        for name, dev in devices.items():
-            if not re.fullmatch(r"[a-z0-9-]{1,16}", name):
-                problems.append(f"{name}: a device name is 1-16 of a-z, 0-9 and '-' (TSP/1)")
-            kind = dev.kind or name
-            if kind not in known_kinds():
-                problems.append(f"{name}: kind {kind!r} is not one of {', '.join(known_kinds())}"
-                                " (set kind = ... when the name differs)")
-            if name in RESERVED_SOURCES:
-                problems.append(f"{name}: the name is reserved in the journal")
-        if problems:
-            raise ValueError("; ".join(problems))
-        return devices
-
-    @field_validator("players")
-    @classmethod
-    def _players(cls, players: list[PlayerSection], info: ValidationInfo) -> list[PlayerSection]:
-        # A field check, not a model check: it must still run when another section is wrong.
-        seats = [p.seat for p in players]
-        dup = sorted({s for s in seats if seats.count(s) > 1})
-        problems = []
-        if dup:
-            problems.append(f"seat(s) {dup} given to more than one player")
-        table = info.data.get("table")  # absent when [table] itself is wrong
-        if table is not None:
-            over = sorted(s for s in seats if s > table.seats)
-            if over:
-                problems.append(f"seat(s) {over} exceed table.seats = {table.seats}")
-        game = info.data.get("game")
-        if game is not None:
-            rich = [f"#{n} (seat {p.seat})" for n, p in enumerate(players, 1)
-                    if p.stack > game.max_stack]
-            if rich:
-                problems.append(f"player(s) {', '.join(rich)} have a stack above "
-                                f"game.max_stack = {game.max_stack}")
-        if problems:
-            raise ValueError("; ".join(problems))
-        return players
-
-    @field_validator("overlay")
-    @classmethod
-    def _layout(cls, overlay: OverlaySection, info: ValidationInfo) -> OverlaySection:
-        table = info.data.get("table")  # absent when [table] itself is wrong
-        if table is not None and overlay.layout is not None and overlay.layout < table.seats:
-            raise ValueError(f"layout {overlay.layout} has no place for table.seats = "
-                             f"{table.seats}; use 6, 9 or 10 seats at least")
-        return overlay
+    def _whole(cls, data: Any, handler: ModelWrapValidatorHandler[Config]) -> Config:
+        """The checks of a whole list (``[devices]``, ``[[players]]``) and of one section
+        against another, on the file as written: they run whatever else is wrong in it, a
+        wrong key in one player's table or device's included (``tablesvc.config.checks``)."""
+        return alongside(data, handler, whole_config_problems(data), "table config")
 
     def device_kinds(self) -> dict[str, str]:
         return {name: d.kind or name for name, d in self.devices.items()}
+
+
+DEVICE_NAME = re.compile(r"[a-z0-9-]{1,16}")
+
+
+def whole_config_problems(raw: Any) -> list[tuple[Loc, str]]:
+    """What ``Config._whole`` adds to the sections' own problems: each one under the key it
+    was always reported under (``devices``, ``players``, ``overlay``)."""
+    if not isinstance(raw, dict):
+        return []
+    seats = setting(TableSection, raw.get("table"), "seats")
+    found: list[tuple[Loc, str]] = []
+    for key, problems in (
+            ("devices", _device_problems(raw.get("devices"))),
+            ("players", _player_problems(raw.get("players"), seats,
+                                         setting(GameSection, raw.get("game"), "max_stack"))),
+            ("overlay", _layout_problems(raw.get("overlay"), seats))):
+        if problems:
+            found.append(((key,), "; ".join(problems)))
+    return found
+
+
+def _device_problems(devices: Any) -> list[str]:
+    """Each device's name and kind, whatever else is wrong in its section."""
+    if not isinstance(devices, dict):
+        return []
+    problems = []
+    for name, dev in devices.items():
+        if not DEVICE_NAME.fullmatch(name):
+            problems.append(f"{name}: a device name is 1-16 of a-z, 0-9 and '-' (TSP/1)")
+        kind = setting(DeviceSection, dev, "kind")
+        given = isinstance(dev, dict) and "kind" in dev
+        if isinstance(dev, dict) and not (given and kind is None):  # a wrong kind: named
+            kind = kind or name
+            if kind not in known_kinds():
+                problems.append(f"{name}: kind {kind!r} is not one of "
+                                f"{', '.join(known_kinds())} (set kind = ... when the name "
+                                "differs)")
+        if name in RESERVED_SOURCES:
+            problems.append(f"{name}: the name is reserved in the journal")
+    return problems
+
+
+def _player_problems(players: Any, table_seats: int | None, max_stack: int | None
+                     ) -> list[str]:
+    """Seats given twice or beyond the table, stacks above the game's most, over every
+    ``[[players]]`` table whose seat (or stack) is right, whatever else is wrong in it."""
+    if not isinstance(players, list):
+        return []
+    seats: list[int | None] = [setting(PlayerSection, p, "seat") for p in players]
+    valid = [s for s in seats if s is not None]
+    problems = []
+    dup = sorted({s for s in valid if valid.count(s) > 1})
+    if dup:
+        problems.append(f"seat(s) {dup} given to more than one player")
+    if table_seats is not None:
+        over = sorted(s for s in valid if s > table_seats)
+        if over:
+            problems.append(f"seat(s) {over} exceed table.seats = {table_seats}")
+    if max_stack is not None:
+        stacks = [setting(PlayerSection, p, "stack") for p in players]
+        rich = [f"#{n} (seat {seat if seat is not None else '?'})"
+                for n, (seat, stack) in enumerate(zip(seats, stacks, strict=True), 1)
+                if stack is not None and stack > max_stack]
+        if rich:
+            problems.append(f"player(s) {', '.join(rich)} have a stack above "
+                            f"game.max_stack = {max_stack}")
+    return problems
+
+
+def _layout_problems(overlay: Any, table_seats: int | None) -> list[str]:
+    layout = setting(OverlaySection, overlay, "layout")
+    if table_seats is not None and layout is not None and layout < table_seats:
+        return [f"layout {layout} has no place for table.seats = {table_seats}; use 6, 9 or "
+                "10 seats at least"]
+    return []
 
 
 class ConfigError(Exception):

@@ -189,6 +189,66 @@ def test_seat_checks_still_run_when_the_table_section_is_wrong_too(tmp_path: Pat
                for p in problems)
 
 
+# A wrong key in one player's table and a device whose baudrate is no number: the checks of
+# the whole [[players]] list and of every device's kind still run (issue 32).
+WRONG_INSIDE_THE_LISTS = """\
+[table]
+venue = "demo"
+id = "t01"
+seats = 6
+
+[devices.shoe]
+url = "loop://"
+baudrate = "fast"
+[devices.wand]
+url = "loop://"
+
+[[players]]
+seat = 2
+name = "Alice"
+stack = 1000
+nick = "Al"
+[[players]]
+seat = 2
+name = "Bob"
+stack = 1000
+"""
+
+
+def test_check_config_lists_a_duplicate_seat_and_a_bad_device_beside_a_wrong_key_in_a_player(
+        tmp_path: Path) -> None:
+    path = write_table(tmp_path, WRONG_INSIDE_THE_LISTS)
+    result = check_config(path)
+    assert result.returncode == 2
+    lines = reported(result.stderr, path)
+    for key, words in (("players #1.nick", "unknown key"),
+                       ("devices.shoe.baudrate", "valid integer"),
+                       ("players", "seat(s) [2] given to more than one player"),
+                       ("devices", "wand: kind 'wand' is not one of")):
+        assert [line for line in lines if line.startswith(f"{key}: ") and words in line], (
+            f"{key}: {words!r} not reported in:\n{result.stderr}")
+    assert f"{len(lines)} problem(s)" in result.stderr
+
+
+def test_the_checks_of_one_section_against_another_run_when_either_has_a_wrong_key(
+        tmp_path: Path) -> None:
+    """Seats beyond the table, a stack above the game's most and a layout too small for the
+    table, each beside an unknown key of the sections they read."""
+    text = VALID.replace("seats = 8\n", "seats = 8\ncolour = \"red\"\n").replace(
+        "big_blind = 100\n", "big_blind = 100\nmax_stack = 6000\nante_mod = 1\n").replace(
+        "seat = 8\n", "seat = 9\n") + "[overlay]\nlayout = 6\nthem = \"x\"\n"
+    with pytest.raises(ConfigError) as caught:
+        load_config(write_table(tmp_path, text))
+    problems = caught.value.problems
+    assert sorted(problems) == sorted([
+        "table.colour: unknown key (check the spelling)",
+        "game.ante_mod: unknown key (check the spelling)",
+        "overlay.them: unknown key (check the spelling)",
+        "players: seat(s) [9] exceed table.seats = 8; player(s) #1 (seat 1) have a stack above "
+        "game.max_stack = 6000",
+        "overlay: layout 6 has no place for table.seats = 8; use 6, 9 or 10 seats at least"])
+
+
 def test_small_blind_above_the_default_big_blind_is_refused(tmp_path: Path) -> None:
     text = VALID.replace("small_blind = 50\nbig_blind = 100\n", "small_blind = 200\n")
     with pytest.raises(ConfigError) as caught:

@@ -10,17 +10,20 @@ from __future__ import annotations
 import ipaddress
 import tomllib
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     ValidationError,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
 
+from tablesvc.config.checks import alongside, setting
 from tablesvc.config.table import ConfigError, resolve
 from tablesvc.config.venue_tables import TABLE_ID
 from tablesvc.web.hosts import split_host
@@ -57,16 +60,21 @@ class FloorSection(_Section):
         "(and says once in its log when anything else writes below the venue); empty: any "
         "table id")
 
-    @field_validator("tables")
+    @field_validator("tables", mode="wrap")
     @classmethod
-    def _table_ids(cls, tables: list[str]) -> list[str]:
-        bad = [t for t in tables if not TABLE_ID.fullmatch(t)]
+    def _table_ids(cls, tables: Any, handler: ValidatorFunctionWrapHandler) -> list[str]:
+        """Ids that are no table ids, and ids given twice, among the strings of the list as
+        written: also when an item of it is no string (``tablesvc.config.checks``)."""
+        ids = [t for t in tables if isinstance(t, str)] if isinstance(tables, list) else []
+        problems = []
+        bad = [t for t in ids if not TABLE_ID.fullmatch(t)]
         if bad:
-            raise ValueError(f"not table ids (1-32 of letters, digits, _ and -): {bad}")
-        twice = sorted({t for t in tables if tables.count(t) > 1})
+            problems.append(f"not table ids (1-32 of letters, digits, _ and -): {bad}")
+        twice = sorted({t for t in ids if ids.count(t) > 1})
         if twice:
-            raise ValueError(f"given twice: {twice}")
-        return tables
+            problems.append(f"given twice: {twice}")
+        result: list[str] = alongside(tables, handler, [((), p) for p in problems])
+        return result
 
 
 class FloorMqtt(_Section):
@@ -107,22 +115,13 @@ class FloorWeb(_Section):
             raise ValueError(f"not a host name (name or name:port): {', '.join(map(repr, bad))}")
         return names
 
-    @model_validator(mode="after")
-    def _secure_when_exposed(self) -> FloorWeb:
-        problems = []
-        if bool(self.cert_file) != bool(self.key_file):
-            problems.append("cert_file and key_file go together")
-        if not loopback(self.host):
-            if not self.users_file:
-                problems.append(f"host {self.host!r} is reachable from other machines: set "
-                                "users_file so that floor staff log in")
-            if not (self.cert_file or self.behind_tls_proxy):
-                problems.append(f"host {self.host!r} is reachable from other machines: set "
-                                "cert_file and key_file (or behind_tls_proxy = true), the "
-                                "session cookie is sent over HTTPS only")
-        if problems:
-            raise ValueError("; ".join(problems))
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _secure_when_exposed(cls, data: Any, handler: ModelWrapValidatorHandler[FloorWeb]
+                             ) -> FloorWeb:
+        """Logins and TLS when exposed, on the section as written: also when another of its
+        keys is wrong or misspelt (``tablesvc.config.checks``)."""
+        return alongside(data, handler, [((), p) for p in exposure_problems(data)], "web")
 
     @property
     def https(self) -> bool:
@@ -130,17 +129,42 @@ class FloorWeb(_Section):
         return bool(self.cert_file) or self.behind_tls_proxy
 
 
+def exposure_problems(web: Any) -> list[str]:
+    """What ``[web]`` as written lacks for its address: cert_file and key_file together,
+    and beyond this machine logins and TLS. Each key is read alone (a wrong one is named by
+    its own error and left out here)."""
+    if not isinstance(web, dict):
+        return []
+    host, users_file, cert_file, key_file, proxy = (
+        setting(FloorWeb, web, key) for key in ("host", "users_file", "cert_file", "key_file",
+                                                "behind_tls_proxy"))
+    problems = []
+    if cert_file is not None and key_file is not None and bool(cert_file) != bool(key_file):
+        problems.append("cert_file and key_file go together")
+    if host is not None and not loopback(host):
+        if users_file == "":
+            problems.append(f"host {host!r} is reachable from other machines: set "
+                            "users_file so that floor staff log in")
+        if cert_file == "" and proxy is False:
+            problems.append(f"host {host!r} is reachable from other machines: set "
+                            "cert_file and key_file (or behind_tls_proxy = true), the "
+                            "session cookie is sent over HTTPS only")
+    return ["; ".join(problems)] if problems else []
+
+
 class FloorStorage(_Section):
     path: str = Field("floor.sqlite", description="SQLite file (WAL), relative to the config")
     url: str = Field("", description="postgresql://... instead of the SQLite file")
     password_file: str = Field("", description="the database password (kept out of url)")
 
-    @model_validator(mode="after")
-    def _url(self) -> FloorStorage:
-        if self.url and not self.url.startswith(("postgresql://", "postgres://")):
-            raise ValueError("url: only postgresql://... URLs are supported (leave it empty "
-                             "for the SQLite file)")
-        return self
+    @field_validator("url")
+    @classmethod
+    def _url(cls, url: str) -> str:
+        # a field check: a model check would not run once another key of [storage] is wrong
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("only postgresql://... URLs are supported (leave it empty for "
+                             "the SQLite file)")
+        return url
 
 
 class FloorConfig(_Section):
@@ -201,29 +225,31 @@ Console = TypeVar("Console", bound=BaseModel)
 def validated(model: type[Console], raw: dict[str, object], path: Path) -> Console:
     """A console's config (the floor's, the tournament controller's: each has the ``mqtt``,
     ``web`` and ``storage`` sections above) validated; ConfigError listing every problem as
-    ``key: what``, then every file it names that is missing."""
+    ``key: what``, then every file it names that is missing: those too when something else
+    is wrong (each file's key read alone, ``tablesvc.config.checks``)."""
+    problems = []
+    cfg: Console | None = None
     try:
         cfg = model.model_validate(raw)
     except ValidationError as exc:
-        problems = []
         for e in exc.errors():
             key = ".".join(str(x) for x in e["loc"]) or "(top level)"
             msg = e["msg"].removeprefix("Value error, ")
             if e["type"] == "extra_forbidden":
                 msg = "unknown key (check the spelling)"
             problems.append(f"{key}: {msg}")
-        raise ConfigError(path, problems) from None
-    mqtt: FloorMqtt = getattr(cfg, "mqtt")  # noqa: B009 - every console model has them
-    web: FloorWeb = getattr(cfg, "web")  # noqa: B009
-    storage: FloorStorage = getattr(cfg, "storage")  # noqa: B009
-    missing = [f"{key}: file {resolve(path, value)} not found"
-               for key, value in (("mqtt.password_file", mqtt.password_file),
-                                  ("mqtt.ca_file", mqtt.ca_file),
-                                  ("web.users_file", web.users_file),
-                                  ("web.cert_file", web.cert_file),
-                                  ("web.key_file", web.key_file),
-                                  ("storage.password_file", storage.password_file))
-               if value and not resolve(path, value).is_file()]
-    if missing:
-        raise ConfigError(path, missing)
+    for section, key in FILES:
+        value = setting(FILE_SECTIONS[section], raw.get(section), key)
+        if isinstance(value, str) and value and not resolve(path, value).is_file():
+            problems.append(f"{section}.{key}: file {resolve(path, value)} not found")
+    if problems or cfg is None:
+        raise ConfigError(path, problems)
     return cfg
+
+
+FILES = (("mqtt", "password_file"), ("mqtt", "ca_file"), ("web", "users_file"),
+         ("web", "cert_file"), ("web", "key_file"), ("storage", "password_file"))
+"""The files a console's config names, which must exist (its ``mqtt``, ``web`` and
+``storage`` sections are the floor's, or subclasses of them with these keys alike)."""
+FILE_SECTIONS: dict[str, type[BaseModel]] = {"mqtt": FloorMqtt, "web": FloorWeb,
+                                              "storage": FloorStorage}

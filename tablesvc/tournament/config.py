@@ -9,9 +9,11 @@ structure file and the venue's tables.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidatorFunctionWrapHandler, field_validator
 
+from tablesvc.config.checks import alongside, setting
 from tablesvc.config.table import ConfigError, resolve
 from tablesvc.floor.config import (
     FloorMqtt,
@@ -61,14 +63,18 @@ class TournamentConfig(_Section):
     web: FloorWeb = FloorWeb(port=8090)
     storage: TournamentStorage = TournamentStorage()
 
-    @field_validator("tables")
+    @field_validator("tables", mode="wrap")
     @classmethod
-    def _unique_tables(cls, tables: list[TableEntry]) -> list[TableEntry]:
-        ids = [t.id for t in tables]
+    def _unique_tables(cls, tables: Any, handler: ValidatorFunctionWrapHandler
+                       ) -> list[TableEntry]:
+        """A table id given twice, among the ``[[tables]]`` whose id is right: also when
+        another key of one of them is wrong (``tablesvc.config.checks``)."""
+        written = tables if isinstance(tables, list) else []
+        ids = [i for i in (setting(TableEntry, t, "id") for t in written) if i is not None]
         twice = sorted({i for i in ids if ids.count(i) > 1})
-        if twice:
-            raise ValueError(f"{', '.join(twice)} listed more than once")
-        return tables
+        problems = [((), f"{', '.join(twice)} listed more than once")] if twice else []
+        result: list[TableEntry] = alongside(tables, handler, problems)
+        return result
 
     def prefix(self) -> str:
         return f"{self.mqtt.topic_prefix.rstrip('/')}/{self.tournament.venue}"
@@ -79,7 +85,20 @@ def load_tournament_config(path: str | Path, host: str | None = None,
     """The config and its structure; ConfigError (or StructureError) listing every problem.
     ``host`` and ``port`` (the command line's) stand for ``[web]``'s, under the same rules."""
     p = Path(path)
-    cfg = validated(TournamentConfig, served_at(read_toml(p), host, port), p)
+    raw = served_at(read_toml(p), host, port)
+    try:
+        cfg = validated(TournamentConfig, raw, p)
+    except ConfigError as err:
+        # the structure file's problems too, when the config names it rightly: every
+        # problem in one pass
+        named = setting(TournamentSection, raw.get("tournament"), "structure")
+        if isinstance(named, str):
+            try:
+                load_structure(resolve(p, named))
+            except StructureError as bad:
+                raise ConfigError(p, err.problems + [f"tournament.structure: {problem}"
+                                                     for problem in bad.problems]) from None
+        raise
     structure = load_structure(resolve(p, cfg.tournament.structure))
     return cfg, structure
 

@@ -43,7 +43,11 @@ def test_an_exposed_console_without_logins_or_tls_is_refused_with_every_problem(
     assert "floor.venue: String should match pattern" in text
     assert "web.port: Input should be less than or equal to 65535" in text
     assert "web.colour: unknown key" in text
-    # the model's cross-field check runs once the fields are valid: fix those, then again
+    # in the same pass (issue 32): what the exposed address lacks, on [web] as written, and
+    # the missing file
+    assert "web: host '0.0.0.0' is reachable from other machines: set users_file" in text
+    assert "set cert_file and key_file (or behind_tls_proxy = true)" in text
+    assert f"mqtt.ca_file: file {tmp_path / 'missing.pem'} not found" in text
     fixed = write(tmp_path, '[floor]\nvenue = "hall"\n[web]\nhost = "0.0.0.0"\n'
                   '[mqtt]\nca_file = "missing.pem"\n')
     with pytest.raises(ConfigError) as err2:
@@ -55,6 +59,28 @@ def test_an_exposed_console_without_logins_or_tls_is_refused_with_every_problem(
     with pytest.raises(ConfigError) as err3:
         load_floor_config(ok)
     assert err3.value.problems == [f"mqtt.ca_file: file {tmp_path / 'missing.pem'} not found"]
+
+
+def test_the_checks_of_a_list_and_of_storage_run_when_another_key_is_wrong_too(
+        tmp_path: Path) -> None:
+    """Table ids given twice beside an id that is no string, a storage URL of another
+    database beside a misspelt key of [storage], certificate and key apart beside a web port
+    out of range (issue 32: every problem in one pass)."""
+    path = write(tmp_path, '[floor]\nvenue = "hall"\ntables = ["t01", 7, "t01", "no good"]\n'
+                 '[storage]\nurl = "mysql://db/floor"\npth = "x"\n'
+                 '[web]\nport = 99999\ncert_file = "c.pem"\n')
+    with pytest.raises(ConfigError) as err:
+        load_floor_config(path)
+    assert sorted(err.value.problems) == sorted([
+        "floor.tables.1: Input should be a valid string",
+        "floor.tables: not table ids (1-32 of letters, digits, _ and -): ['no good']",
+        "floor.tables: given twice: ['t01']",
+        "storage.pth: unknown key (check the spelling)",
+        "storage.url: only postgresql://... URLs are supported (leave it empty for the SQLite "
+        "file)",
+        "web.port: Input should be less than or equal to 65535",
+        "web: cert_file and key_file go together",
+        f"web.cert_file: file {tmp_path / 'c.pem'} not found"])
 
 
 def test_an_exposed_console_with_logins_and_a_tls_proxy_is_accepted(tmp_path: Path) -> None:

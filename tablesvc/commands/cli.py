@@ -444,8 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--secure", action="store_true",
                    help="also secure/events (hole cards): needs a user the broker lets read it")
     w.add_argument("--json", action="store_true",
-                   help="print the events as JSON lines, one an event and nothing else on "
-                   "stdout (what watch says of itself goes to stderr)")
+                   help="print each event as one JSON line, and nothing else on stdout "
+                   "(what watch says of itself goes to stderr)")
     w.add_argument("--username", default=None, help="broker user (default: the config's)")
     w.add_argument("--password-file", default=None,
                    help="a file holding that user's password (default: the config's "

@@ -173,8 +173,9 @@ class OverlaySection(_Section):
     cert_file: str = Field("", description="the page's TLS certificate (PEM); required when "
                            "host is not a loopback address")
     key_file: str = Field("", validate_default=True, description="the certificate's key")
-    layout: Literal[6, 9, 10] | None = Field(None, description="seats drawn around the table; "
-                                             "default: the smallest that holds table.seats")
+    layout: Literal[6, 9, 10] | None = Field(None, description="places drawn around the table, "
+                                             "seat n at place n; default: at each hand's "
+                                             "start, the smallest that holds the players")
     theme: str = Field("", description="a CSS file loaded after the page's own: colours and "
                        "fonts as CSS variables")
     photos: dict[str, str] = Field(default_factory=dict, description="player name -> image")

@@ -2,11 +2,17 @@
 
 ``TableView`` is fed the messages of one table in the order they are due (``apply``) and
 answers ``view()``: one JSON-ready picture of the table for the page (the game by name; seats
-with name, stack, bet, cards, win probability, badges; the board; the pot and side pots; the
-last action; the showdown). A seat holds the cards its events dealt it, whatever the game
-(two in hold'em, four in Omaha, five in draw), so a new game needs no change here. The page
-never sees a message, only the pictures, so nothing reaches the browser before the delay has
-passed. Pure: no I/O, no clock.
+with name, stack, bet, cards, win probability, badges, and their place around the table; the
+board; the pot and side pots; the last action; the showdown). A seat holds the cards its
+events dealt it, whatever the game (two in hold'em, four in Omaha, five in draw), so a new
+game needs no change here. The page never sees a message, only the pictures, so nothing
+reaches the browser before the delay has passed. Pure: no I/O, no clock.
+
+What a TV picture keeps and drops: at the showdown only what was tabled stays (a seat that
+mucks unseen loses its cards and its hand in words, which came from the secure feed); a pot
+is gone from the middle once it is pushed (``pot_awarded``), the winners' badges say who took
+it; the layout (6, 9 or 10 places) is the smallest holding the players at the hand's start,
+unless one is configured (``LAYOUTS``, ``TableView.layout``).
 
 Sources: ``state`` (the retained public snapshot) lets an overlay started in the middle of a
 hand show that hand at once; ``events`` and ``secure/events`` carry everything else
@@ -23,6 +29,8 @@ from typing import Any
 
 from tablesvc.game_names import game_name
 
+LAYOUTS: tuple[int, ...] = (6, 9, 10)
+"""The page's seat layouts: that many places around the table, each laid out by hand."""
 CLEARS_EQUITY = frozenset({"board", "draw", "hole_cards", "hand_started", "hand_ended"})
 DEALS: dict[str, tuple[int, str | None]] = {
     "holdem": (2, "preflop"), "omaha": (4, "preflop"), "omaha5": (5, "preflop"),
@@ -54,22 +62,34 @@ class Seat:
     outs: int | None = None
     hand: str | None = None  # the hand's name: from the equity, then the showdown
     shown: bool = False  # tabled at the showdown
+    mucked: bool = False  # mucked unseen at the showdown: no cards, no hand in words
     won: int = 0
+    place: int = 0  # where it sits in the page's layout: 0 .. layout - 1, clockwise
 
     def view(self) -> dict[str, Any]:
         return {"seat": self.seat, "name": self.name, "stack": self.stack,
                 "in_hand": self.in_hand, "bet": self.bet, "cards": self.cards,
                 "down": self.down, "folded": self.folded, "all_in": self.all_in,
                 "drew": self.drew, "win": self.win, "tie": self.tie, "outs": self.outs,
-                "hand": self.hand, "shown": self.shown, "won": self.won,
-                "winner": self.won > 0}
+                "hand": self.hand, "shown": self.shown, "mucked": self.mucked,
+                "won": self.won, "winner": self.won > 0, "place": self.place}
 
 
 @dataclass
 class TableView:
-    """The delayed picture of one table."""
+    """The delayed picture of one table.
+
+    ``layout``: the layout configured (``[overlay] layout``): seat n sits at its place n,
+    always. None (the default): the smallest of ``LAYOUTS`` that holds the players in the
+    picture at each hand's start (those ``hand_started`` deals in, and those seated who sit
+    it out), or in the retained state between hands; the seats then take its places in their
+    order around the table, spread evenly, so that no two share one. Before any player is
+    known, the smallest that holds ``table_seats``.
+    """
 
     table: str = ""
+    layout: int | None = None
+    table_seats: int = 10
     online: bool | None = None
     variant: str = "holdem"
     limit: str | None = None
@@ -90,6 +110,10 @@ class TableView:
     last_seq: int = 0
     tournament_clock: dict[str, Any] | None = None
     tournament_field: dict[str, Any] | None = None
+    shown_layout: int = 0  # the layout the picture is drawn on (``_lay_out``)
+
+    def __post_init__(self) -> None:
+        self._lay_out()
 
     # ------------------------------------------------------------------ input
     def apply(self, topic: str, msg: Any) -> bool:
@@ -137,6 +161,8 @@ class TableView:
         level = st.get("level")
         if isinstance(level, dict) and level.get("limit"):
             self.limit = str(level["limit"])
+        if st.get("hand") != self.hand:
+            self.awarded = []
         self.hand = st.get("hand")
         self.in_hand = bool(st.get("in_hand"))
         self.button = st.get("button")
@@ -154,7 +180,25 @@ class TableView:
                 s.down = DEALS.get(self.variant, (0, None))[0] if s.in_hand else 0
             seats[seat] = s
         self.seats = seats
+        self._lay_out()
         return True
+
+    def _lay_out(self) -> None:
+        """The layout and each seat's place in it, for the players in the picture now:
+        called at a hand's start and for the retained state, never during a hand."""
+        seats = sorted(self.seats)
+        if self.layout is not None and all(1 <= s <= self.layout for s in seats):
+            self.shown_layout = self.layout
+            for s in seats:
+                self.seats[s].place = s - 1
+            return
+        count = len(seats) or self.table_seats
+        size = next((n for n in LAYOUTS if n >= count), LAYOUTS[-1])
+        self.shown_layout = size
+        for i, s in enumerate(seats):
+            # spread around the table: the i-th seat clockwise at place i * size // count,
+            # a different place for every i since size >= count (a table has ten seats)
+            self.seats[s].place = i * size // count
 
     # ------------------------------------------------------------------ events
     def _on_hand_started(self, e: dict[str, Any]) -> None:
@@ -180,6 +224,7 @@ class TableView:
         for seat, s in dealt.items():
             seats[seat] = Seat(seat, s["name"], s["stack"], in_hand=True)
         self.seats = dict(sorted(seats.items()))
+        self._lay_out()
 
     def _seat(self, e: dict[str, Any]) -> Seat | None:
         seat = e.get("seat")
@@ -192,7 +237,7 @@ class TableView:
 
     def _on_hole_cards(self, e: dict[str, Any]) -> None:
         s = self._seat(e)
-        if s is not None:
+        if s is not None and not s.mucked:  # a hand mucked unseen is not shown again
             s.cards = list(e.get("cards") or [])
             s.down = max(s.down, len(s.cards))
 
@@ -240,7 +285,7 @@ class TableView:
             self.street = e.get("street")
         for row in e.get("seats", []):
             s = self.seats.get(row.get("seat"))
-            if s is None:
+            if s is None or s.mucked:
                 continue
             s.win, s.tie = row.get("win"), row.get("tie")
             outs = row.get("outs")
@@ -262,6 +307,12 @@ class TableView:
             s.shown = True
             s.cards = list(e.get("cards") or s.cards or [])
             s.hand = e.get("rank") or s.hand
+        else:
+            # mucked unseen: the viewers never saw these cards at the table, so the picture
+            # shows no more of them than the table did (the hole-card camera's view ends here)
+            s.mucked = True
+            s.cards, s.down, s.hand = None, 0, None
+            s.win = s.tie = s.outs = None
         for other in self.seats.values():
             other.bet = 0
 
@@ -272,6 +323,12 @@ class TableView:
                 s.won += int(chips)
         self.awarded.append({"name": e.get("pot", "main"), "amount": e.get("amount", 0),
                              "seats": e.get("seats", [])})
+        # the pot is pushed to its winners: gone from the middle (the winners' badges say it),
+        # and with the last one whatever still lay in front of a seat
+        self.pot = sum(p["amount"] for p in self.pots())
+        if not self.pot:
+            for s in self.seats.values():
+                s.bet = 0
 
     def _on_hand_ended(self, e: dict[str, Any]) -> None:
         self.in_hand = False
@@ -282,6 +339,9 @@ class TableView:
                 s.stack = row.get("stack", s.stack)
         for s in self.seats.values():
             s.bet = 0
+        # nothing is left in the middle but a checked-out draw game's pot, for the next game
+        self.pot = int(e.get("carried_pot") or 0)
+        self.carried = self.pot
         if e.get("reason") in ("misdeal", "cancelled"):
             for s in self.seats.values():
                 s.cards, s.down, s.won = None, 0, 0
@@ -289,9 +349,15 @@ class TableView:
 
     # ------------------------------------------------------------------ output
     def pots(self) -> list[dict[str, Any]]:
-        """Main and side pots from what each seat put in; the carried-over pot is main's."""
-        if self.awarded:
-            return list(self.awarded)
+        """The pots in the middle: main and side pots from what each seat put in (the
+        carried-over pot is main's), less those already pushed to their winners
+        (``pot_awarded``); between hands, only a carried-over pot."""
+        if not self.in_hand:
+            return [{"name": "main", "amount": self.pot, "seats": []}] if self.pot else []
+        pushed = {a["name"] for a in self.awarded}
+        return [p for p in self._pots() if p["name"] not in pushed]
+
+    def _pots(self) -> list[dict[str, Any]]:
         seats = [s for s in self.seats.values() if s.in_hand]
         put_in = {s.seat: s.put_in for s in seats}
         if seats:
@@ -328,6 +394,7 @@ class TableView:
             "button": self.button, "level": self.level, "board": self.board,
             "pot": self.pot, "pots": self.pots(), "last_action": self.last_action,
             "equity": self.equity, "seats": [s.view() for s in self.seats.values()],
+            "layout": self.shown_layout,
             "last_seq": self.last_seq, "tournament": self.tournament(),
         }
 

@@ -130,11 +130,15 @@ def test_the_default_token_file_is_held_to_the_same_rules(tmp_path: Path) -> Non
     assert "cannot be made" in problem and "set token_file" in problem
 
 
-def test_the_layout_defaults_to_the_smallest_that_holds_the_table(tmp_path: Path) -> None:
+def test_without_a_layout_the_picture_fits_the_players_and_a_configured_one_is_kept(
+        tmp_path: Path) -> None:
+    """No ``layout``: none is fixed, the picture takes the smallest that holds the players at
+    each hand's start (``TableView``; tests/unit/test_overlay_model.py); one configured is
+    the picture's, whatever the players."""
     cfg = load_config(write(tmp_path, ""))
-    assert OverlaySettings.load(cfg, tmp_path / "table.toml").layout == 9
-    path = write(tmp_path, "", "six.toml", BASE.replace("seats = 9", "seats = 5"))
-    assert OverlaySettings.load(load_config(path), path).layout == 6
+    assert OverlaySettings.load(cfg, tmp_path / "table.toml").layout is None
+    path = write(tmp_path, "[overlay]\nlayout = 10\n", "ten.toml")
+    assert OverlaySettings.load(load_config(path), path).layout == 10
 
 
 def test_bad_broadcast_settings_are_refused_with_every_problem(tmp_path: Path) -> None:

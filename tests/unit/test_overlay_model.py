@@ -8,6 +8,7 @@ reads. What it shows is checked against the events themselves.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -26,17 +27,18 @@ SEATS = {1: 3000, 2: 8000, 4: 1500, 6: 5000, 9: 8000}
 
 
 def messages(variant: str = "holdem", hands: int = 8, snapshot_at: int | None = None,
-             seed: int = 8, **table: Any
+             seed: int = 8, aggression: float = 0.6, seats: Mapping[int, int] = SEATS,
+             **table: Any
              ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any] | None]:
     """(topic, message) in publication order; and the retained state at one input."""
     ante = 25 if variant == "draw5" else 0
-    t, frames = recorded_table(SEATS, seed=seed, variant=variant, ante=ante, button=1,
-                               aggression=0.6, all_in_share=0.4, **table)
+    t, frames = recorded_table(seats, seed=seed, variant=variant, ante=ante, button=min(seats),
+                               aggression=aggression, all_in_share=0.4, **table)
     t.run(hands=hands)
     core = TableCore(TableSettings(venue="v", table="t9", devices=dict(DEVICES),
                                    variant=variant, ante=ante),
                      DeckRegistry({"SIM": t.deck}), t.chip_values,
-                     [Player(s, f"P{s}", st) for s, st in SEATS.items()])
+                     [Player(s, f"P{s}", st) for s, st in seats.items()])
     script = Script()
     out: list[tuple[str, dict[str, Any]]] = []
     state = None
@@ -46,7 +48,7 @@ def messages(variant: str = "holdem", hands: int = 8, snapshot_at: int | None = 
             out.append(("secure/events" if e.FEED == "secure" else "events",
                         json.loads(e.model_dump_json())))
 
-    publish(core.apply(script.cmd("button", seat=1)).events)
+    publish(core.apply(script.cmd("button", seat=min(seats))).events)
     for i, (dev, raw) in enumerate(frames):
         o = core.apply(script.raw(dev, raw.decode().rstrip("\r\n")))
         publish(o.events)
@@ -276,3 +278,125 @@ def test_a_game_not_listed_takes_its_first_street_from_its_figures_and_draws_fro
     assert view.view()["street"] == "predraw"
     view.apply("events", {"seq": 3, "type": "draw", "seat": 1, "discarded": 2, "received": 2})
     assert view.view()["street"] == "draw"
+
+
+# ------------------------------------------------------------------ what a TV picture keeps
+@pytest.mark.parametrize(("variant", "seed", "aggression"), [("holdem", 1, 0.0),
+                                                              ("omaha", 7, 0.6)])
+def test_a_hand_mucked_unseen_at_the_showdown_leaves_the_picture(
+        variant: str, seed: int, aggression: float) -> None:
+    """The hole-card camera showed it during the hand; at the showdown the picture shows only
+    what was tabled: a seat that mucks unseen has no cards and no hand in words left."""
+    view = TableView()
+    msgs, _ = messages(variant, hands=4, seed=seed, aggression=aggression)
+    mucked: set[int] = set()
+    mucks = 0
+    for topic, m in msgs:
+        before = {s["seat"]: s for s in view.view()["seats"]}
+        view.apply(topic, m)
+        seats = {s["seat"]: s for s in view.view()["seats"]}
+        if m["type"] == "showdown" and not m["tabled"]:
+            assert before[m["seat"]]["cards"], "the secure feed had shown the seat's cards"
+            assert seats[m["seat"]]["cards"] is None and seats[m["seat"]]["down"] == 0
+            assert seats[m["seat"]]["hand"] is None and seats[m["seat"]]["mucked"]
+            mucked.add(m["seat"])
+            mucks += 1
+        if m["type"] == "showdown" and m["tabled"]:
+            assert seats[m["seat"]]["cards"] == m["cards"] and not seats[m["seat"]]["mucked"]
+            assert seats[m["seat"]]["hand"] == m["rank"]
+        if m["type"] == "hand_started":
+            mucked.clear()
+        for seat in mucked:  # and it stays so until the next hand
+            assert seats[seat]["cards"] is None and seats[seat]["hand"] is None
+    assert mucks >= 1, "the seed deals a hand mucked unseen"
+
+
+@pytest.mark.parametrize(("variant", "seed", "aggression"), [
+    ("holdem", 5, 0.6),  # side pots
+    ("draw5", 2, 0.6),  # games checked out: their pot stays in the middle
+])
+def test_the_pot_leaves_the_middle_once_pushed_to_its_winners(
+        variant: str, seed: int, aggression: float) -> None:
+    view = TableView()
+    msgs, _ = messages(variant, hands=6, seed=seed, aggression=aggression)
+    awards = carried = 0
+    for i, (topic, m) in enumerate(msgs):
+        before = view.view()
+        view.apply(topic, m)
+        picture = view.view()
+        if m["type"] == "pot_awarded":
+            awards += 1
+            # that pot is gone from the middle, the others (not yet pushed) stay
+            assert m["pot"] in [p["name"] for p in before["pots"]]
+            assert m["pot"] not in [p["name"] for p in picture["pots"]]
+            assert picture["pot"] == sum(p["amount"] for p in picture["pots"])
+            rest = next(n for _, n in msgs[i + 1:] if n["type"] in ("pot_awarded",
+                                                                     "hand_ended"))
+            if rest["type"] == "hand_ended":  # the hand's last award: nothing is left
+                assert picture["pot"] == 0 and picture["pots"] == []
+                assert all(s["bet"] == 0 for s in picture["seats"])
+        if m["type"] == "hand_ended":
+            assert picture["pot"] == m["carried_pot"]
+            assert picture["pots"] == ([{"name": "main", "amount": m["carried_pot"],
+                                         "seats": []}] if m["carried_pot"] else [])
+            carried += m["carried_pot"] > 0
+    assert awards >= 4
+    assert carried or variant != "draw5", "the seed checks a game out"
+
+
+def started(seq: int, seats: list[int], hand: int = 1) -> dict[str, Any]:
+    return {"seq": seq, "hand": hand, "type": "hand_started", "variant": "holdem",
+            "limit": "no-limit", "button": seats[0],
+            "seats": [{"seat": s, "name": f"P{s}", "stack": 1000} for s in seats]}
+
+
+def places(view: TableView) -> tuple[int, dict[int, int]]:
+    picture = view.view()
+    return picture["layout"], {s["seat"]: s["place"] for s in picture["seats"]}
+
+
+def test_the_layout_fits_the_players_seated_at_the_hands_start() -> None:
+    view = TableView(table_seats=10)
+    assert places(view) == (10, {})  # nobody yet: the table's size
+    view.apply("events", started(1, [1, 2, 3, 4, 5, 6]))
+    assert places(view) == (6, {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5})
+    # six players anywhere around ten seats: their order clockwise, one place each
+    view = TableView(table_seats=10)
+    view.apply("events", started(1, [1, 3, 5, 7, 9, 10]))
+    layout, placed = places(view)
+    assert layout == 6 and list(placed.values()) == [0, 1, 2, 3, 4, 5]
+    # fewer than the layout's places: spread evenly, never two in one place
+    for seats, size in (([2, 8], 6), ([1, 4, 6, 9], 6), ([1, 2, 3, 4, 5, 6, 7], 9),
+                        ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 10)):
+        view = TableView(table_seats=10)
+        view.apply("events", started(1, seats))
+        layout, placed = places(view)
+        assert layout == size
+        order = [placed[s] for s in sorted(seats)]
+        assert order == sorted(set(order)) and order[0] >= 0 and order[-1] < size, placed
+    assert places(view)[1] == {s: s - 1 for s in range(1, 11)}
+
+
+def test_the_layout_is_kept_for_the_hand_and_counts_the_players_sitting_it_out() -> None:
+    view = TableView(table_seats=10)
+    view.apply("events", started(1, [1, 2, 3, 4, 5, 6, 7]))
+    assert places(view)[0] == 9
+    # seat 7 sits the next hand out: still seated, still in the picture, still in the count
+    view.apply("events", started(2, [1, 2, 3, 4, 5, 6], hand=2))
+    assert places(view)[0] == 9 and len(places(view)[1]) == 7
+    # the retained state between hands names who is seated: the picture fits them
+    view.apply("events", {"seq": 3, "hand": 2, "type": "hand_ended", "reason": "uncontested",
+                          "stacks": [], "board": [], "cards_used": 4})
+    view.apply("state", {"hand": 3, "in_hand": False, "variant": "holdem",
+                         "players": [{"seat": s, "name": f"P{s}", "stack": 1000}
+                                     for s in (2, 5, 8)]})
+    assert places(view) == (6, {2: 0, 5: 2, 8: 4})
+
+
+def test_a_layout_configured_is_kept_and_seat_n_takes_place_n() -> None:
+    view = TableView(layout=10, table_seats=10)
+    view.apply("events", started(1, [1, 2, 3, 4, 5, 6]))
+    assert places(view) == (10, {s: s - 1 for s in range(1, 7)})
+    nine = TableView(layout=9, table_seats=9)
+    nine.apply("events", started(1, [2, 5]))
+    assert places(nine) == (9, {2: 1, 5: 4})

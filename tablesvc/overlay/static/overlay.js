@@ -9,7 +9,7 @@
   const $ = (sel, root = document) => root.querySelector(sel);
   const fmt = (n) => Number(n || 0).toLocaleString("en-US");
   const seats = new Map(); // seat number -> element
-  let layout = 0;
+  let layout = ""; // the layout and the seats' places the elements were built for
 
   function pct(x) {
     if (x === null || x === undefined) return "";
@@ -44,8 +44,10 @@
     box.replaceChildren(...list.map(cardEl));
   }
 
-  // where each seat's panel sits (its centre) for 6-, 9- and 10-handed tables: clockwise from
-  // the dealer's place at the top centre, laid out by hand so that no two panels overlap
+  // where each place's panel sits (its centre) for 6-, 9- and 10-handed tables: clockwise
+  // from the dealer's place at the top centre, laid out by hand so that no two panels overlap.
+  // The picture says the layout and each seat's place in it (the server fits the layout to
+  // the players, or keeps the one configured, where seat n sits at place n - 1)
   const PLACES = {
     6: [[1320, 190], [1720, 540], [1320, 900], [600, 900], [200, 540], [600, 190]],
     9: [[1330, 185], [1710, 380], [1700, 680], [1380, 945], [960, 960], [540, 945],
@@ -55,8 +57,8 @@
   };
   const CX = 960, CY = 540; // the middle of the table
 
-  function place(el, seat, n) {
-    const [x, y] = (PLACES[n] || PLACES[10])[seat - 1];
+  function place(el, at, n) {
+    const [x, y] = (PLACES[n] || PLACES[10])[at];
     el.style.left = x + "px";
     el.style.top = y + "px";
     // the bet lies just off the panel, towards the middle of the table
@@ -66,14 +68,15 @@
     bet.style.top = `calc(50% + ${((CY - y) / d) * 185}px)`;
   }
 
-  function build(n) {
+  function build(n, list) {
     const root = $("#seats");
     root.replaceChildren();
     seats.clear();
-    for (let seat = 1; seat <= n; seat++) {
+    for (const { seat, place: at } of list) {
       const el = document.createElement("div");
       el.className = "seat empty";
       el.dataset.seat = seat;
+      el.dataset.place = at;
       el.innerHTML =
         '<div class="bet"><span class="chip"></span><span class="amount"></span></div>' +
         '<div class="panel">' +
@@ -84,11 +87,10 @@
         '<div class="namebar"><img class="photo" alt="" hidden><img class="flag" alt="" hidden>' +
         '<span class="name"></span><span class="stack"></span></div>' +
         '<div class="tag"></div></div>';
-      place(el, seat, n);
+      place(el, at, n);
       root.append(el);
       seats.set(seat, el);
     }
-    layout = n;
   }
 
   // served on this machine the token is in the page's URL, and every request carries it;
@@ -118,6 +120,7 @@
     el.classList.toggle("many", n >= 4);
     el.classList.toggle("crowded", n >= 5 && live);
     el.classList.toggle("folded", inHand && s.folded);
+    el.classList.toggle("mucked", inHand && s.mucked);
     el.classList.toggle("all-in", inHand && s.all_in && !s.folded);
     el.classList.toggle("winner", s.winner);
     el.classList.toggle("dealer-seat", v.button === s.seat && v.hand !== null);
@@ -142,6 +145,7 @@
     const tag = [];
     $(".winner-badge", el).textContent = s.winner ? "WINS " + fmt(s.won) : "";
     if (inHand && s.folded) tag.push("FOLD");
+    if (inHand && s.mucked) tag.push("MUCKS");
     const drew = inHand && s.drew !== null && s.drew !== undefined;
     el.classList.toggle("drew", drew);
     $(".drew-badge", el).textContent = drew ? (s.drew ? "DRAWS " + s.drew : "STANDS PAT") : "";
@@ -185,7 +189,12 @@
 
   function render(v) {
     renderTournament(v.tournament || null);
-    if (v.layout !== layout) build(v.layout);
+    const places = v.seats.map((s) => ({ seat: s.seat, place: s.place }));
+    const key = v.layout + ":" + places.map((p) => p.seat + "@" + p.place).join(",");
+    if (key !== layout) {
+      build(v.layout, places);
+      layout = key;
+    }
     document.body.classList.toggle("has-table", v.seats.length > 0);
     document.body.dataset.hand = v.hand === null ? "" : String(v.hand);
     document.body.dataset.street = v.street || "";

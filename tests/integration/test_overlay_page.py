@@ -28,11 +28,13 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from simulators.virtual import VirtualTableRig
 from tablesvc.brokers.mosquitto import Mosquitto, free_port, wait_until
-from tablesvc.overlay.server import start_in_thread, stop_thread
+from tablesvc.config.table import validate_config
+from tablesvc.overlay.server import OverlayServer, OverlaySettings, start_in_thread, stop_thread
 from tests.browser import open_browser, screenshot
 from tests.conftest import ROOT, ServiceProcess, Subscriber
 from tests.integration.conftest import PLAYERS, PREFIX, start_service
-from tests.integration.test_overlay_server import controller, hole_cards, overlay
+from tests.integration.test_overlay_server import TOKEN, controller, hole_cards, overlay
+from tests.unit.test_overlay_model import messages
 
 pytestmark = pytest.mark.integration
 
@@ -448,4 +450,122 @@ def test_beyond_this_machine_chromium_trades_the_token_for_a_cookie_over_tls(
         no_csp_breach(browser)
     finally:
         browser.quit()
+        stop_thread(*thread)
+
+
+# ------------------------------------------------------------------ showdown, pot, layout
+def seat_boxes(browser: WebDriver) -> dict[int, dict[str, float]]:
+    """Each shown seat's panel as the screen has it (its bounding box)."""
+    boxes: dict[str, dict[str, float]] = browser.execute_script("""
+      const out = {};
+      for (const el of document.querySelectorAll('.seat:not(.empty)')) {
+        const r = el.querySelector('.panel').getBoundingClientRect();
+        out[el.dataset.seat] = {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+      }
+      return out;""")
+    return {int(s): b for s, b in boxes.items()}
+
+
+def pot_visible(browser: WebDriver) -> bool:
+    return bool(browser.execute_script(
+        "const p = document.getElementById('pot');"
+        "return getComputedStyle(p).visibility === 'visible' && p.offsetWidth > 0"))
+
+
+def test_the_screen_shows_what_was_tabled_drops_the_pot_once_pushed_and_fits_six_players(
+        broker: Mosquitto, browser: WebDriver) -> None:
+    """Six players at a ten-seat table, a hold'em hand to the showdown where seats 1 and 4
+    muck unseen and seat 6 wins 600 (the core's own events of a dealt hand): the six sit on
+    the 6-seat layout across the whole screen; at the showdown the muckers' cards and hands in
+    words leave the screen (the hole-card camera had shown them); after the award no pot is
+    left in the middle."""
+    msgs, _ = messages("holdem", hands=1, seed=1, aggression=0.0,
+                       seats=dict.fromkeys(range(1, 7), 5000))
+    showdowns = [m for _, m in msgs if m["type"] == "showdown"]
+    mucked = {m["seat"] for m in showdowns if not m["tabled"]}
+    tabled = {m["seat"]: m for m in showdowns if m["tabled"]}
+    assert mucked == {1, 4} and set(tabled) == {2, 3, 6}  # the seed's hand
+    first_showdown = next(i for i, (_, m) in enumerate(msgs) if m["type"] == "showdown")
+    first_award = next(i for i, (_, m) in enumerate(msgs) if m["type"] == "pot_awarded")
+
+    cfg = validate_config({"table": {"venue": "demo", "id": "t01", "seats": 10},
+                           "mqtt": {"port": broker.port}}, Path("table.toml"))
+    server = OverlayServer(cfg, OverlaySettings("127.0.0.1", 0, 0.0, None, TOKEN, None, None))
+    thread = start_in_thread(server)
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+
+    def publish(part: list[tuple[str, dict[str, Any]]]) -> None:
+        for topic, m in part:
+            m = {**m, "venue": "demo", "table": "t01"}
+            client.publish(f"{PREFIX}/{topic}", json.dumps(m), qos=1).wait_for_publish(5)
+
+    try:
+        wait_until(lambda: server.linked, 10, "the overlay to subscribe")
+        browser.get(f"{server.url(with_token=True)}&background=felt")
+        wait_until(lambda: page(browser)["connected"] == "true", 10, "the page to connect")
+
+        # the river is out, every live hand in words, the pot in the middle
+        publish(msgs[:first_showdown])
+        holes = {m["seat"]: m["cards"] for _, m in msgs[:first_showdown]
+                 if m["type"] == "hole_cards"}
+        river = [m for _, m in msgs[:first_showdown] if m["type"] == "board"][-1]
+        wait_until(lambda: page(browser)["board"] == river["board"]
+                   and all(page(browser)["seats"][str(s)]["cards"] == holes[s]
+                           and page(browser)["seats"][str(s)]["tag"] for s in mucked),
+                   15, f"the river and the muckers' cards and hands (it shows {page(browser)})")
+        assert page(browser)["pot"] == "600" and pot_visible(browser)
+        screenshot(browser, "overlay_showdown_1_river")
+
+        # six players on a ten-seat table: the 6-seat layout, three a side, nothing overlaps
+        boxes = seat_boxes(browser)
+        assert sorted(boxes) == [1, 2, 3, 4, 5, 6]
+        centres = sorted((b["left"] + b["right"]) / 2 for b in boxes.values())
+        assert sum(c < 960 for c in centres) == 3 and sum(c > 960 for c in centres) == 3
+        assert min(b["left"] for b in boxes.values()) < 480
+        assert max(b["right"] for b in boxes.values()) > 1440
+        for a in boxes:
+            for b in boxes:
+                if a < b:
+                    one, two = boxes[a], boxes[b]
+                    assert (one["right"] <= two["left"] or two["right"] <= one["left"]
+                            or one["bottom"] <= two["top"] or two["bottom"] <= one["top"]), (
+                        f"seats {a} and {b} overlap: {one} {two}")
+
+        # the showdown: what was tabled stays, what was mucked unseen goes
+        publish(msgs[first_showdown:first_award])
+
+        def showdown_shown() -> bool:
+            seats = page(browser)["seats"]
+            return (all(seats[str(s)]["cards"] == [] and seats[str(s)]["tag"] == "MUCKS"
+                        for s in mucked)
+                    and all(seats[str(s)]["cards"] == m["cards"]
+                            and m["rank"].upper() in seats[str(s)]["tag"].upper()
+                            for s, m in tabled.items()))
+
+        wait_until(showdown_shown, 15, f"the showdown (it shows {page(browser)})")
+        for seat in mucked:
+            text = browser.execute_script(
+                "return document.querySelector(`.seat[data-seat='${arguments[0]}']`)"
+                ".innerText", seat)
+            assert not any(word in text.lower() for word in (
+                "pair", "high", "flush", "straight", "kind", "house")), text
+        assert pot_visible(browser)  # not pushed yet
+        wait_until(lambda: all(float(browser.execute_script(
+            "return getComputedStyle(document.querySelector("
+            "`.seat[data-seat='${arguments[0]}']`)).opacity", seat)) < 0.5
+            for seat in mucked), 10, "the muckers dimmed, as a folded seat")
+        screenshot(browser, "overlay_showdown_2_tabled")
+
+        # the award: the pot is pushed to seat 6, nothing is left in the middle
+        publish(msgs[first_award:])
+        wait_until(lambda: not pot_visible(browser)
+                   and "winner" in page(browser)["seats"]["6"]["classes"], 15,
+                   f"the pot to leave the middle (it shows {page(browser)})")
+        assert browser.execute_script("return document.getElementById('pots').children.length") == 0
+        screenshot(browser, "overlay_showdown_3_awarded")
+    finally:
+        client.loop_stop()
+        client.disconnect()
         stop_thread(*thread)

@@ -184,14 +184,23 @@ def _alone_or_beside_others(request: pytest.FixtureRequest,
                             tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Under pytest-xdist every test holds a shared lock on a file all workers see, and a test
     of ``RUN_ALONE`` an exclusive one (it waits for the tests under way to end; the others wait
-    for it). A run in one process takes no lock."""
+    for it). A run in one process takes no lock.
+
+    Every test first passes a turnstile (a second file, held exclusively for a moment); a test
+    that must run alone holds the turnstile while it waits. Without it, flock lets new shared
+    locks in while an exclusive one waits, so the test waiting to run alone waited for a
+    moment when no other test ran at all: two minutes of a worker, idle, in a full run."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         yield
         return
     alone = request.node.nodeid in RUN_ALONE
-    lock = tmp_path_factory.getbasetemp().parent / "alone.lock"
-    with open(lock, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+    base = tmp_path_factory.getbasetemp().parent
+    with open(base / "alone.turnstile", "a") as gate, open(base / "alone.lock", "a") as f:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(gate, fcntl.LOCK_UN)
         try:
             yield
         finally:

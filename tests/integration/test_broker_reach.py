@@ -13,8 +13,9 @@ import subprocess
 import sys
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import paho.mqtt.client as mqtt
 import pytest
 import structlog
 
@@ -24,6 +25,7 @@ from tablesvc.overlay.feed import TableFeed
 from tablesvc.pipeline import netloop
 from tablesvc.pipeline.outbox import Outbox
 from tablesvc.pipeline.publisher import Publisher
+from tablesvc.pipeline.reach import Reach
 from tablesvc.tournament.config import TournamentConfig
 from tablesvc.tournament.link import Link
 from tests.conftest import ROOT
@@ -127,6 +129,31 @@ def test_the_publisher_names_what_is_wrong_with_the_venue_broker_once(
     assert not any("falling back" in r["event"] for r in logs)
 
 
+class Connecting(Protocol):
+    """A program's client that keeps trying (the controller's link, the overlay's feed)."""
+
+    client: mqtt.Client
+    reach: Reach
+
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+
+
+def says_once_that_the_broker_expects_tls(program: Connecting, port: int) -> None:
+    """Several attempts against the TLS port in plain text: one warning, naming it."""
+    program.client.reconnect_delay_set(1, 1)  # paho's own back-off: 1 s at most
+    with structlog.testing.capture_logs() as logs:
+        program.start()
+        try:
+            wait_until(lambda: program.reach.failures >= ATTEMPTS, 20, "attempts to fail")
+        finally:
+            program.stop()
+    said = warnings(logs)
+    assert len(said) == 1, said
+    assert said[0]["reason"] == (f"the broker at localhost:{port} expects TLS (set "
+                                 "mqtt.ca_file to the venue CA's certificate)")
+
+
 def test_the_tournament_link_says_once_that_the_broker_expects_tls(
         tmp_path: Path, venue: VenueBroker) -> None:
     (tmp_path / "ctl.pass").write_text("pw-ctl\n")
@@ -134,18 +161,8 @@ def test_the_tournament_link_says_once_that_the_broker_expects_tls(
         "tournament": {"venue": VENUE, "name": "Friday", "structure": "s.toml"},
         "tables": [{"id": "t01"}],
         "mqtt": {"host": "localhost", "port": venue.tls_port, "password_file": "ctl.pass"}})
-    link = Link(cfg, tmp_path / "tournament.toml", lambda received: None)
-    link.client.reconnect_delay_set(1, 1)  # paho's own back-off: 1 s at most
-    with structlog.testing.capture_logs() as logs:
-        link.start()
-        try:
-            wait_until(lambda: link.reach.failures >= ATTEMPTS, 20, "attempts to fail")
-        finally:
-            link.stop()
-    said = warnings(logs)
-    assert len(said) == 1, said
-    assert said[0]["reason"] == (f"the broker at localhost:{venue.tls_port} expects TLS (set "
-                                 "mqtt.ca_file to the venue CA's certificate)")
+    says_once_that_the_broker_expects_tls(
+        Link(cfg, tmp_path / "tournament.toml", lambda received: None), venue.tls_port)
 
 
 def test_the_overlay_feed_says_once_that_the_broker_expects_tls(
@@ -154,18 +171,8 @@ def test_the_overlay_feed_says_once_that_the_broker_expects_tls(
     cfg.write_text(f'[table]\nvenue = "{VENUE}"\nid = "t01"\n'
                    f'[mqtt]\nhost = "localhost"\nport = {venue.tls_port}\n'
                    '[overlay]\nusername = "broadcast"\n')
-    feed = TableFeed(load_config(cfg), "pw", lambda *a: None, lambda up: None)
-    feed.client.reconnect_delay_set(1, 1)  # paho's own back-off: 1 s at most
-    with structlog.testing.capture_logs() as logs:
-        feed.start()
-        try:
-            wait_until(lambda: feed.reach.failures >= ATTEMPTS, 20, "attempts to fail")
-        finally:
-            feed.stop()
-    said = warnings(logs)
-    assert len(said) == 1, said
-    assert said[0]["reason"] == (f"the broker at localhost:{venue.tls_port} expects TLS (set "
-                                 "mqtt.ca_file to the venue CA's certificate)")
+    says_once_that_the_broker_expects_tls(
+        TableFeed(load_config(cfg), "pw", lambda *a: None, lambda up: None), venue.tls_port)
 
 
 def watch(cfg: Path, *args: str) -> subprocess.CompletedProcess[str]:
